@@ -1,0 +1,51 @@
+// swift-tools-version:6.0
+// scand — a barcode and QR scanner daemon for kiosk boards.
+import PackageDescription
+
+let package = Package(
+    name: "scand",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "scand", targets: ["scand"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries: module maps plus small headers for what Swift cannot import.
+        .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // libpng/libjpeg-turbo report errors through longjmp, which Swift cannot catch: a small C
+        // target turns them into return codes.
+        .target(
+            name: "CImageCodecs",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
+        ),
+
+        // Pure layers.
+        .target(name: "ScanHardware"),
+        .target(name: "ScanCore"),
+
+        .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
+        .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar"]),
+        .target(
+            name: "LinuxHardware",
+            dependencies: ["ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]
+        ),
+        .executableTarget(
+            name: "scand",
+            dependencies: [
+                "ScanCore", "ScanHardware", "Decoding", "ImageLoading",
+                "LinuxHardware",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
+        .testTarget(name: "CLITests", dependencies: ["scand"]),
+    ]
+)

@@ -1,0 +1,132 @@
+#include "scand_codecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+
+struct jpeg_fail {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+    int truncated;
+    char message[JMSG_LENGTH_MAX];
+};
+
+static void jpeg_fail_exit(j_common_ptr cinfo) {
+    struct jpeg_fail *fail = (struct jpeg_fail *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, fail->message);
+    longjmp(fail->jump, 1);
+}
+
+/* Warnings are silent, but a premature end of data is remembered: libjpeg pads such a file with
+ * gray and carries on, which would hand a half image to the decoder. */
+static void jpeg_note(j_common_ptr cinfo, int level) {
+    struct jpeg_fail *fail = (struct jpeg_fail *)cinfo->err;
+    if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) fail->truncated = 1;
+}
+
+/* Shared body: when `into` is NULL the pixels go to a malloc'd buffer returned in *out. */
+static int jpeg_decode(const uint8_t *data, size_t length, uint8_t **out, uint8_t *into,
+                       size_t capacity, int stride, int *width, int *height, char *err,
+                       size_t errlen) {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_fail fail;
+    uint8_t *volatile pixels = NULL;
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = jpeg_std_error(&fail.mgr);
+    fail.mgr.error_exit = jpeg_fail_exit;
+    fail.mgr.emit_message = jpeg_note;
+    fail.truncated = 0;
+    fail.message[0] = 0;
+    if (setjmp(fail.jump)) {
+        snprintf(err, errlen, "JPEG: %s", fail.message);
+        jpeg_destroy_decompress(&cinfo);
+        if (into == NULL) free(pixels);
+        return -1;
+    }
+    jpeg_create_decompress(&cinfo);
+    jpeg_mem_src(&cinfo, data, (unsigned long)length);
+    jpeg_read_header(&cinfo, TRUE);
+    cinfo.out_color_space = JCS_GRAYSCALE;
+    jpeg_start_decompress(&cinfo);
+    int w = (int)cinfo.output_width, h = (int)cinfo.output_height;
+    int row = w;
+    if (into != NULL) {
+        row = stride;
+        if (stride < w || (size_t)stride * (size_t)h > capacity) {
+            snprintf(err, errlen, "JPEG: %dx%d image does not fit the %zu-byte buffer", w, h,
+                     capacity);
+            jpeg_destroy_decompress(&cinfo);
+            return -1;
+        }
+        pixels = into;
+    } else {
+        pixels = malloc((size_t)w * (size_t)h);
+        if (pixels == NULL) {
+            snprintf(err, errlen, "JPEG: out of memory for %dx%d", w, h);
+            jpeg_destroy_decompress(&cinfo);
+            return -1;
+        }
+    }
+    while (cinfo.output_scanline < cinfo.output_height) {
+        JSAMPROW line = pixels + (size_t)cinfo.output_scanline * (size_t)row;
+        jpeg_read_scanlines(&cinfo, &line, 1);
+    }
+    jpeg_finish_decompress(&cinfo);
+    jpeg_destroy_decompress(&cinfo);
+    if (fail.truncated) {
+        snprintf(err, errlen, "JPEG: data is truncated or corrupt");
+        if (into == NULL) free(pixels);
+        return -1;
+    }
+    *width = w;
+    *height = h;
+    if (out != NULL) *out = pixels;
+    return 0;
+}
+
+int scand_jpeg_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
+                       int *height, char *err, size_t errlen) {
+    return jpeg_decode(data, length, out, NULL, 0, 0, width, height, err, errlen);
+}
+
+int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
+                            int stride, int *width, int *height, char *err, size_t errlen) {
+    return jpeg_decode(data, length, NULL, out, capacity, stride, width, height, err, errlen);
+}
+
+int scand_png_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
+                      int *height, char *err, size_t errlen) {
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, length)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        png_image_free(&image);
+        return -1;
+    }
+    image.format = PNG_FORMAT_GRAY;
+    size_t size = PNG_IMAGE_SIZE(image);
+    uint8_t *pixels = malloc(size ? size : 1);
+    if (pixels == NULL) {
+        snprintf(err, errlen, "PNG: out of memory for %ux%u", image.width, image.height);
+        png_image_free(&image);
+        return -1;
+    }
+    /* A white background for transparent pixels: codes on transparent stickers stay readable. */
+    png_color background = {255, 255, 255};
+    if (!png_image_finish_read(&image, &background, pixels, 0, NULL)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        free(pixels);
+        png_image_free(&image);
+        return -1;
+    }
+    *width = (int)image.width;
+    *height = (int)image.height;
+    *out = pixels;
+    return 0;
+}

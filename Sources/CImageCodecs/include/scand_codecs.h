@@ -1,0 +1,27 @@
+#ifndef SCAND_CODECS_H
+#define SCAND_CODECS_H
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Decoders from compressed images to 8-bit grayscale, on top of libpng and libjpeg-turbo.
+ * Both libraries report errors with longjmp, which Swift cannot catch; these wrappers do, and
+ * return 0 on success or -1 with a message in `err`.
+ *
+ * On success `*out` is a malloc'd buffer of width*height bytes (stride == width) that the caller
+ * frees with free(3).
+ */
+
+/// Decodes a JPEG (baseline or progressive, any colour space) to gray.
+int scand_jpeg_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
+                       int *height, char *err, size_t errlen);
+
+/// Decodes a JPEG into a caller-supplied buffer of `capacity` bytes laid out with `stride`;
+/// for per-frame MJPEG decoding without allocation. Fails when the image does not fit.
+int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
+                            int stride, int *width, int *height, char *err, size_t errlen);
+
+/// Decodes a PNG (any bit depth, palette, alpha) to gray.
+int scand_png_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
+                      int *height, char *err, size_t errlen);
+#endif

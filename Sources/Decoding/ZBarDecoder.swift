@@ -1,0 +1,161 @@
+import CZBar
+import ScanCore
+import ScanHardware
+import Synchronization
+
+/// The zbar engine (libzbar 0.23): EAN/UPC, Interleaved 2 of 5, Code 39/93/128, Codabar,
+/// DataBar and QR. Debian's build has no PDF417, DataMatrix or Aztec decoder.
+public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
+    public let name = "zbar"
+    public let supportedSymbologies: Set<Symbology> = [
+        .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13, .itf, .itf14, .code39, .code93, .code128,
+        .codabar, .dataBar, .dataBarExpanded, .qrCode,
+    ]
+    /// The symbologies this instance reports.
+    public let enabled: Set<Symbology>
+
+    private let scanner: Mutex<ScannerHandle>
+
+    /// Makes a decoder that reports the `symbologies` zbar supports (others are ignored).
+    public init(symbologies: Set<Symbology> = defaultSymbologies) {
+        enabled = symbologies.intersection(supportedSymbologies)
+        let handle = ScannerHandle()
+        let s = handle.pointer
+        zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        zbar_image_scanner_enable_cache(s, 0)
+        var types = Set<zbar_symbol_type_t>()
+        for symbology in enabled {
+            switch symbology {
+            case .itf, .itf14: types.insert(ZBAR_I25)
+            case .isbn10: types.formUnion([ZBAR_ISBN10, ZBAR_EAN13])
+            case .isbn13: types.formUnion([ZBAR_ISBN13, ZBAR_EAN13])
+            default: if let t = Self.zbarType(symbology) { types.insert(t) }
+            }
+        }
+        for t in types {
+            zbar_image_scanner_set_config(s, t, ZBAR_CFG_ENABLE, 1)
+        }
+        // ITF-14 has 14 digits; zbar's default minimum length for I2/5 is 6.
+        if types.contains(ZBAR_QRCODE) {
+            // Keep QR bytes exactly as encoded instead of zbar's charset guess.
+            zbar_image_scanner_set_config(s, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
+        }
+        scanner = Mutex(handle)
+    }
+
+    public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
+        let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
+        guard roi.width > 0, roi.height > 0 else { return [] }
+        let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
+        // zbar wants packed rows; a view with padding or a crop is packed first (one copy).
+        let packed: [UInt8]? = region.stride == region.width ? nil : region.packedPixels()
+        return scanner.withLock { handle in
+            if let packed {
+                return packed.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+            }
+            return region.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+        }
+    }
+
+    private func scan(_ scanner: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ region: GrayFrame,
+                      offsetX: Int, offsetY: Int) -> [Symbol] {
+        guard let image = zbar_image_create() else { return [] }
+        defer { zbar_image_destroy(image) }
+        zbar_image_set_format(image, scand_zbar_fourcc_Y800)
+        zbar_image_set_size(image, UInt32(region.width), UInt32(region.height))
+        zbar_image_set_data(image, bytes.baseAddress, UInt(region.width * region.height), nil)
+        guard zbar_scan_image(scanner, image) > 0 else { return [] }
+        var symbols: [Symbol] = []
+        var node = zbar_image_first_symbol(image)
+        while let symbol = node {
+            defer { node = zbar_symbol_next(symbol) }
+            let length = Int(zbar_symbol_get_data_length(symbol))
+            guard length > 0, let data = zbar_symbol_get_data(symbol) else { continue }
+            let bytes = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+                Array(UnsafeBufferPointer(start: $0, count: length))
+            }
+            guard let symbology = Self.symbology(zbar_symbol_get_type(symbol), bytes: bytes),
+                  enabled.contains(symbology) || isExpansion(symbology) else { continue }
+            var corners: [PixelPoint] = []
+            for i in 0..<zbar_symbol_get_loc_size(symbol) {
+                corners.append(PixelPoint(x: Int(zbar_symbol_get_loc_x(symbol, i)) + offsetX,
+                                          y: Int(zbar_symbol_get_loc_y(symbol, i)) + offsetY))
+            }
+            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: Self.outline(corners)))
+        }
+        return symbols
+    }
+
+    /// zbar reports a linear code's location as every scan line's hit; reduce that to the
+    /// bounding box (top left, top right, bottom right, bottom left). Four points or fewer (QR
+    /// finder corners) are kept as they are.
+    static func outline(_ points: [PixelPoint]) -> [PixelPoint] {
+        guard points.count > 4 else { return points }
+        let xs = points.map(\.x), ys = points.map(\.y)
+        let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
+        return [PixelPoint(x: x0, y: y0), PixelPoint(x: x1, y: y0), PixelPoint(x: x1, y: y1), PixelPoint(x: x0, y: y1)]
+    }
+
+    /// ITF-14 is reported from zbar's I2/5 when ITF-14 is enabled even if plain ITF is not.
+    private func isExpansion(_ s: Symbology) -> Bool { s == .itf && enabled.contains(.itf14) }
+
+    static func zbarType(_ s: Symbology) -> zbar_symbol_type_t? {
+        switch s {
+        case .ean13: return ZBAR_EAN13
+        case .ean8: return ZBAR_EAN8
+        case .upcA: return ZBAR_UPCA
+        case .upcE: return ZBAR_UPCE
+        case .isbn10: return ZBAR_ISBN10
+        case .isbn13: return ZBAR_ISBN13
+        case .itf, .itf14: return ZBAR_I25
+        case .code39: return ZBAR_CODE39
+        case .code93: return ZBAR_CODE93
+        case .code128: return ZBAR_CODE128
+        case .codabar: return ZBAR_CODABAR
+        case .dataBar: return ZBAR_DATABAR
+        case .dataBarExpanded: return ZBAR_DATABAR_EXP
+        case .pdf417: return ZBAR_PDF417
+        case .qrCode: return ZBAR_QRCODE
+        case .microQR, .dataMatrix, .aztec: return nil
+        }
+    }
+
+    static func symbology(_ t: zbar_symbol_type_t, bytes: [UInt8]) -> Symbology? {
+        switch t {
+        case ZBAR_EAN13: return .ean13
+        case ZBAR_EAN8: return .ean8
+        case ZBAR_UPCA: return .upcA
+        case ZBAR_UPCE: return .upcE
+        case ZBAR_ISBN10: return .isbn10
+        case ZBAR_ISBN13: return .isbn13
+        case ZBAR_I25: return ITF14.isValid(bytes) ? .itf14 : .itf
+        case ZBAR_CODE39: return .code39
+        case ZBAR_CODE93: return .code93
+        case ZBAR_CODE128: return .code128
+        case ZBAR_CODABAR: return .codabar
+        case ZBAR_DATABAR: return .dataBar
+        case ZBAR_DATABAR_EXP: return .dataBarExpanded
+        case ZBAR_PDF417: return .pdf417
+        case ZBAR_QRCODE: return .qrCode
+        default: return nil
+        }
+    }
+}
+
+/// Owns one zbar image scanner.
+private final class ScannerHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init() { pointer = zbar_image_scanner_create() }
+    deinit { zbar_image_scanner_destroy(pointer) }
+}
+
+/// ITF-14 (GTIN-14 in Interleaved 2 of 5): exactly 14 digits with a valid GS1 check digit.
+enum ITF14 {
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 14, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return false }
+        let digits = bytes.map { Int($0 - 48) }
+        var sum = 0
+        for (i, d) in digits.dropLast().enumerated() { sum += d * (i % 2 == 0 ? 3 : 1) }
+        return (10 - sum % 10) % 10 == digits[13]
+    }
+}

@@ -1,0 +1,58 @@
+/// Turning payload bytes into text that is safe to show or send.
+public enum PayloadText {
+    /// UTF-8 when valid, otherwise Latin-1 byte by byte (lossless).
+    public static func decode(_ bytes: [UInt8]) -> String {
+        if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    /// The text with every control character (C0, DEL, C1) written as `\xNN` (or `\u{NNNN}` for
+    /// line and paragraph separators and bidi controls) and a backslash as `\\`, so that a payload
+    /// can never break a line protocol or drive a terminal, and the original stays recoverable.
+    public static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if scalar == "\\" {
+                out += "\\\\"
+            } else if v < 0x20 || (v >= 0x7F && v <= 0x9F) {
+                out += "\\x" + hex2(v)
+            } else if v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+                out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func hex2(_ v: UInt32) -> String {
+        let digits = Array("0123456789ABCDEF")
+        return String([digits[Int(v >> 4)], digits[Int(v & 0xF)]])
+    }
+
+    /// Standard base64 (RFC 4648, with padding).
+    public static func base64(_ bytes: [UInt8]) -> String {
+        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var out = ""
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 2 < bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out.append(table[Int(n >> 18 & 63)]); out.append(table[Int(n >> 12 & 63)])
+            out.append(table[Int(n >> 6 & 63)]); out.append(table[Int(n & 63)])
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out.append(table[Int(n >> 18 & 63)]); out.append(table[Int(n >> 12 & 63)]); out += "=="
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out.append(table[Int(n >> 18 & 63)]); out.append(table[Int(n >> 12 & 63)])
+            out.append(table[Int(n >> 6 & 63)]); out += "="
+        }
+        return out
+    }
+}

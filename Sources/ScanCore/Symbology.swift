@@ -1,0 +1,132 @@
+/// A barcode symbology, named as people write it.
+public enum Symbology: String, CaseIterable, Sendable, Codable, Hashable {
+    case ean13 = "EAN-13"
+    case ean8 = "EAN-8"
+    case upcA = "UPC-A"
+    case upcE = "UPC-E"
+    case isbn10 = "ISBN-10"
+    case isbn13 = "ISBN-13"
+    case itf = "ITF"
+    case itf14 = "ITF-14"
+    case code39 = "Code-39"
+    case code93 = "Code-93"
+    case code128 = "Code-128"
+    case codabar = "Codabar"
+    case dataBar = "DataBar"
+    case dataBarExpanded = "DataBar-Expanded"
+    case pdf417 = "PDF417"
+    case qrCode = "QR-Code"
+    case microQR = "Micro-QR"
+    case dataMatrix = "DataMatrix"
+    case aztec = "Aztec"
+
+    /// Symbologies that can only carry digits: the seed's "load immediately" class.
+    public var isNumericOnly: Bool {
+        switch self {
+        case .ean13, .ean8, .upcA, .upcE, .itf, .itf14, .isbn10, .isbn13: return true
+        default: return false
+        }
+    }
+
+    /// One-dimensional (linear) symbologies.
+    public var isLinear: Bool {
+        switch self {
+        case .pdf417, .qrCode, .microQR, .dataMatrix, .aztec: return false
+        default: return true
+        }
+    }
+
+    /// Parses a name as a person may write it: `EAN-13`, `ean13`, `qr`, `QR-Code`, `code128`,
+    /// `I2/5`. Case, `-`, `_` and spaces are ignored.
+    public init?(name: String) {
+        let key = name.lowercased().filter { $0.isLetter || $0.isNumber || $0 == "/" }
+        let aliases: [String: Symbology] = [
+            "qr": .qrCode, "qrcode": .qrCode, "microqr": .microQR, "i2/5": .itf, "interleaved2of5": .itf,
+            "i25": .itf, "code39mod43": .code39, "datamatrix": .dataMatrix, "databarexp": .dataBarExpanded,
+            "gs1databar": .dataBar, "pdf417": .pdf417,
+        ]
+        if let hit = aliases[key] { self = hit; return }
+        for candidate in Symbology.allCases {
+            let candidateKey = candidate.rawValue.lowercased().filter { $0.isLetter || $0.isNumber }
+            if candidateKey == key { self = candidate; return }
+        }
+        return nil
+    }
+}
+
+/// A point in frame pixel coordinates.
+public struct PixelPoint: Equatable, Sendable, Codable {
+    public var x: Int, y: Int
+    public init(x: Int, y: Int) { self.x = x; self.y = y }
+}
+
+/// A normalized rectangle inside a frame: the viewport. (0, 0, 1, 1) is the whole frame.
+public struct Viewport: Equatable, Sendable, Codable {
+    public var x: Double, y: Double, width: Double, height: Double
+
+    public static let full = Viewport(x: 0, y: 0, width: 1, height: 1)
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x; self.y = y; self.width = width; self.height = height
+    }
+
+    /// Why these numbers are not a viewport, or nil when they are one.
+    public var problem: String? {
+        let all = [x, y, width, height]
+        if all.contains(where: { !$0.isFinite }) { return "values must be finite numbers" }
+        if x < 0 || y < 0 { return "x and y must be 0 or more" }
+        if width <= 0 || height <= 0 { return "width and height must be more than 0" }
+        if x + width > 1.000001 || y + height > 1.000001 { return "x + width and y + height must be at most 1" }
+        return nil
+    }
+
+    /// The viewport in pixels of a `frameWidth` x `frameHeight` frame.
+    public func pixels(frameWidth: Int, frameHeight: Int) -> (x: Int, y: Int, width: Int, height: Int) {
+        let x0 = Int((x * Double(frameWidth)).rounded(.down))
+        let y0 = Int((y * Double(frameHeight)).rounded(.down))
+        let x1 = Int(((x + width) * Double(frameWidth)).rounded(.up))
+        let y1 = Int(((y + height) * Double(frameHeight)).rounded(.up))
+        let cx0 = max(0, min(x0, frameWidth)), cy0 = max(0, min(y0, frameHeight))
+        return (cx0, cy0, max(0, min(x1, frameWidth) - cx0), max(0, min(y1, frameHeight) - cy0))
+    }
+}
+
+/// One decoded code.
+public struct Symbol: Equatable, Sendable {
+    public var symbology: Symbology
+    /// The payload exactly as decoded.
+    public var bytes: [UInt8]
+    /// Corner points in frame pixel coordinates, in the decoder's order.
+    public var corners: [PixelPoint]
+
+    public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = []) {
+        self.symbology = symbology
+        self.bytes = bytes
+        self.corners = corners
+    }
+
+    public init(symbology: Symbology, text: String, corners: [PixelPoint] = []) {
+        self.init(symbology: symbology, bytes: Array(text.utf8), corners: corners)
+    }
+
+    /// The payload as text: UTF-8 when the bytes are valid UTF-8, otherwise each byte read as
+    /// Latin-1 (so no byte is lost or replaced). Control characters are kept: use
+    /// `PayloadText.escaped` before writing it to a terminal or a line protocol.
+    public var text: String { PayloadText.decode(bytes) }
+
+    /// Whether the payload is valid UTF-8 (false for binary payloads).
+    public var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
+
+    public var numericOnly: Bool { symbology.isNumericOnly }
+
+    /// Whether there is anything in it.
+    public var isEmpty: Bool { bytes.isEmpty }
+
+    /// The centre of the corner points, or nil without corners.
+    public var center: (x: Double, y: Double)? {
+        guard !corners.isEmpty else { return nil }
+        let sx = corners.reduce(0) { $0 + $1.x }, sy = corners.reduce(0) { $0 + $1.y }
+        return (Double(sx) / Double(corners.count), Double(sy) / Double(corners.count))
+    }
+
+}

@@ -1,0 +1,72 @@
+// The hardware abstraction layer: what the kiosk needs from a board, in logical terms.
+// Drivers (LinuxHardware, SimulatedHardware) implement these; nothing above them knows about
+// volts, pin numbers or file descriptors.
+
+/// The logical level of a GPIO line. Active-low wiring is applied by the driver when the line is
+/// requested, so `.active` always means "on" / "pressed".
+public enum LineValue: String, Sendable, Equatable {
+    case active, inactive
+
+    public init(_ on: Bool) { self = on ? .active : .inactive }
+    public var isActive: Bool { self == .active }
+}
+
+/// An output line: the torch LED, the buzzer, the status LED. Requested with an initial value
+/// (inactive) when the driver makes it, released when the value is deinitialized.
+public protocol OutputLine: AnyObject, Sendable {
+    /// The line's name for logs, e.g. `torch (gpiochip0:27)`.
+    var name: String { get }
+    /// Drives the line to `value`.
+    func set(_ value: LineValue) throws
+}
+
+/// One debounced edge of the trigger button.
+public struct ButtonEvent: Sendable, Equatable {
+    public enum Edge: String, Sendable { case pressed, released }
+    public var edge: Edge
+    /// Kernel or source timestamp in nanoseconds (0 if the source has none).
+    public var timestampNanos: UInt64
+    public init(_ edge: Edge, timestampNanos: UInt64 = 0) {
+        self.edge = edge
+        self.timestampNanos = timestampNanos
+    }
+}
+
+/// The trigger button. Debouncing happens in the driver with the period from the board config.
+public protocol Button: AnyObject, Sendable {
+    var name: String { get }
+    /// Debounced press and release edges, in order. One consumer.
+    func events() -> AsyncStream<ButtonEvent>
+}
+
+/// A camera: opened once, then started and stopped per scan session.
+///
+/// `nextFrame()` returns the newest frame; frames that arrived while the caller was busy are
+/// dropped and counted, never queued.
+public protocol FrameSource: AnyObject, Sendable {
+    /// The device's name for logs, e.g. `/dev/video0`.
+    var name: String { get }
+    /// Acquires the device. Throws `HardwareError` (`.notFound`, `.busy`, `.permissionDenied`, ...).
+    func open() throws
+    /// Releases the device; safe to call when it is not open.
+    func close()
+    /// Starts streaming.
+    func startCapture() throws
+    /// Stops streaming; safe to call when not streaming.
+    func stopCapture()
+    /// Waits for the next frame. Throws `HardwareError` (`.disconnected` when the device went
+    /// away) or `CancellationError` when the waiting task is cancelled.
+    func nextFrame() async throws -> GrayFrame
+    /// Frames dropped because the consumer was busy, since the device was opened.
+    var droppedFrames: Int { get }
+}
+
+/// A serial port to a host.
+public protocol SerialPort: AnyObject, Sendable {
+    var name: String { get }
+    /// Writes all of `bytes` within the driver's bounded time, or throws (`.timedOut`,
+    /// `.disconnected`, ...). Never blocks the caller indefinitely.
+    func write(_ bytes: [UInt8]) throws
+    /// Bytes the host sends, in chunks as they arrive. One consumer.
+    func received() -> AsyncStream<[UInt8]>
+}

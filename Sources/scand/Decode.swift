@@ -1,0 +1,119 @@
+import ArgumentParser
+import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+
+/// `scand decode`: decode image files, like zbarimg.
+struct Decode: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Decode barcodes in image files (PNG, JPEG, PGM).",
+        discussion: """
+            Exit status: 0 when every file yielded a code, 1 when some file yielded none,
+            2 when some file could not be read (named on stderr; the others are still decoded).
+            """
+    )
+
+    @Flag(help: "Print one JSON object per file, one per line, in input order.")
+    var json = false
+
+    @Option(help: ArgumentHelp("Decode only inside this normalized region.", valueName: "x,y,w,h"))
+    var roi: ViewportArgument?
+
+    @Option(help: ArgumentHelp("Comma-separated symbologies to read (default: all the engine supports).",
+                               valueName: "names"))
+    var symbologies: SymbologyList?
+
+    @Argument(help: "Image files.")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name at least one image file") }
+    }
+
+    func run() throws {
+        let decoder = ZBarDecoder(symbologies: symbologies?.set ?? defaultSymbologies)
+        let viewport = roi?.viewport ?? .full
+        var anyMissing = false, anyError = false
+        let clock = ContinuousClock()
+        for path in files {
+            let frame: GrayFrame
+            do {
+                frame = try ImageFile.load(path)
+            } catch {
+                anyError = true
+                printError("scand decode: \(error)")
+                if json { print(DecodeReport.jsonLine(file: path, error: error.reason)) }
+                continue
+            }
+            var symbols: [Symbol] = []
+            let elapsed = clock.measure { symbols = decoder.decode(frame, viewport: viewport) }
+            if symbols.isEmpty { anyMissing = true }
+            if json {
+                print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed))
+            } else {
+                for symbol in symbols {
+                    print("\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.text))")
+                }
+            }
+        }
+        if anyError { throw ExitCode(2) }
+        if anyMissing { throw ExitCode(1) }
+    }
+}
+
+/// The JSON line `scand decode --json` prints for one file.
+enum DecodeReport {
+    static func jsonLine(file: String, symbols: [Symbol], elapsed: Duration) -> String {
+        let items = symbols.map { s in
+            let corners = s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",")
+            return "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),"
+                + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
+                + "\"numericOnly\":\(s.numericOnly),\"corners\":[\(corners)]}"
+        }
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"
+    }
+
+    /// The line for a file that could not be read: no symbols, and the reason.
+    static func jsonLine(file: String, error: String) -> String {
+        "{\"file\":\(JSONText.string(file)),\"symbols\":[],\"error\":\(JSONText.string(error))}"
+    }
+}
+
+/// `x,y,w,h` as a viewport.
+struct ViewportArgument: ExpressibleByArgument {
+    let viewport: Viewport
+    init?(argument: String) {
+        let parts = argument.split(separator: ",").map { Double(String($0).trimmed) }
+        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else { return nil }
+        let v = Viewport(x: x, y: y, width: w, height: h)
+        guard v.problem == nil else { return nil }
+        viewport = v
+    }
+    static var defaultCompletionKind: CompletionKind { .default }
+}
+
+/// A comma-separated list of symbology names.
+struct SymbologyList: ExpressibleByArgument {
+    let set: Set<Symbology>
+    init?(argument: String) {
+        var set = Set<Symbology>()
+        for name in argument.split(separator: ",") {
+            guard let s = Symbology(name: String(name)) else { return nil }
+            set.insert(s)
+        }
+        guard !set.isEmpty else { return nil }
+        self.set = set
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces.
+    var trimmed: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

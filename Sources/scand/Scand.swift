@@ -1,0 +1,11 @@
+import ArgumentParser
+
+@main
+struct Scand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scand",
+        abstract: "A barcode and QR scanner daemon for kiosk boards.",
+        version: "0.1.0",
+        subcommands: [Decode.self]
+    )
+}

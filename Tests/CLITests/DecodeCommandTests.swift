@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@Suite struct DecodeCommandTests {
+    func objects(_ stdout: String) throws -> [[String: Any]] {
+        try stdout.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func jsonPrintsOneObjectPerFileInOrderWithPathsAsGiven() throws {
+        let files = ["qr.png", "./ean13.png", "no-code.png", "two-codes.png"]
+        let run = try Run.scand(["decode", "--json"] + files, currentDirectory: Fixture.folder)
+        #expect(run.status == 1, "a file without a code exits 1")
+        let lines = try objects(run.stdout)
+        #expect(lines.map { $0["file"] as? String } == files)
+        let qr = try #require((lines[0]["symbols"] as? [[String: Any]])?.first)
+        #expect(qr["symbology"] as? String == "QR-Code")
+        #expect(qr["text"] as? String == "https://example.org/kiosk?id=42")
+        #expect(qr["bytesBase64"] as? String == Data("https://example.org/kiosk?id=42".utf8).base64EncodedString())
+        #expect(qr["numericOnly"] as? Bool == false)
+        let corners = try #require(qr["corners"] as? [[Int]])
+        #expect(corners.count == 4 && corners.allSatisfy { $0.count == 2 })
+        let ean = try #require((lines[1]["symbols"] as? [[String: Any]])?.first)
+        #expect(ean["symbology"] as? String == "EAN-13" && ean["numericOnly"] as? Bool == true)
+        #expect((lines[2]["symbols"] as? [Any])?.isEmpty == true)
+        #expect((lines[3]["symbols"] as? [Any])?.count == 2)
+        #expect(lines.allSatisfy { ($0["ms"] as? Double ?? -1) >= 0 })
+    }
+
+    @Test func everyFileWithACodeExitsZero() throws {
+        let run = try Run.scand(["decode", "qr.png", "ean8.pgm"], currentDirectory: Fixture.folder)
+        #expect(run.status == 0)
+        #expect(run.stdout == "QR-Code:https://example.org/kiosk?id=42\nEAN-8:96385074\n")
+    }
+
+    @Test func unreadableFileIsNamedOnStderrAndTheOthersStillDecode() throws {
+        let run = try Run.scand(["decode", "--json", "truncated.jpg", "qr.png", "not-an-image.txt"],
+                                currentDirectory: Fixture.folder)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("truncated.jpg: JPEG"))
+        #expect(run.stderr.contains("not-an-image.txt: not a PNG, JPEG or PGM image"))
+        let lines = try objects(run.stdout)
+        #expect(lines.map { $0["file"] as? String } == ["truncated.jpg", "qr.png", "not-an-image.txt"])
+        #expect(lines[0]["error"] is String)
+        #expect((lines[1]["symbols"] as? [Any])?.count == 1)
+    }
+
+    @Test func roiAndSymbologyOptions() throws {
+        let left = try Run.scand(["decode", "--roi", "0,0,0.3,1", "two-codes.png"], currentDirectory: Fixture.folder)
+        #expect(left.stdout == "QR-Code:https://example.org/kiosk?id=42\n")
+        let only128 = try Run.scand(["decode", "--symbologies", "code128", "two-codes.png"], currentDirectory: Fixture.folder)
+        #expect(only128.stdout == "Code-128:scand-128/ok\n")
+        let bad = try Run.scand(["decode", "--roi", "0.5,0.5,0.9,0.9", "qr.png"], currentDirectory: Fixture.folder)
+        #expect(bad.status == 64, "a viewport beyond the frame is a usage error")
+        #expect(bad.stderr.contains("roi"))
+    }
+
+    @Test func binaryPayloadIsEscapedInTextModeAndExactInJSON() throws {
+        let text = try Run.scand(["decode", "binary-qr.png"], currentDirectory: Fixture.folder)
+        #expect(text.stdout.hasPrefix("QR-Code:\\x00\\x01"))
+        #expect(!text.stdout.dropLast().contains { $0.asciiValue.map { $0 < 0x20 } ?? false })
+        let json = try Run.scand(["decode", "--json", "binary-qr.png"], currentDirectory: Fixture.folder)
+        let symbol = try #require((try objects(json.stdout).first?["symbols"] as? [[String: Any]])?.first)
+        let bytes = try #require(Data(base64Encoded: symbol["bytesBase64"] as? String ?? ""))
+        #expect(Array(bytes) == Array(0x00...0x0F) + [0x80, 0x81, 0x82, 0x83, 0xFE, 0xFF])
+    }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# How the decoder fixtures were made (Debian 12: zint 2.12, qrencode 4.1, imagemagick 6).
+# They are committed; this script documents them and remakes them on demand.
+set -euo pipefail
+cd "$(dirname "$0")"
+Z=(zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --notext)
+"${Z[@]}" --barcode=EANX -d 590123412345 -o ean13.png
+"${Z[@]}" --barcode=EANX -d 9638507 -o ean8.png
+"${Z[@]}" --barcode=UPCA -d 03600029145 -o upca.png
+"${Z[@]}" --barcode=UPCE -d 0123456 -o upce.png
+"${Z[@]}" --barcode=C25INTER -d 12345678 -o itf.png
+"${Z[@]}" --barcode=ITF14 -d 1540014128876 --box --border=0 -o itf14.png
+"${Z[@]}" --barcode=CODE39 -d "SCAND-39" -o code39.png
+"${Z[@]}" --barcode=CODE93 -d "SCAND93" -o code93.png
+"${Z[@]}" --barcode=CODE128 -d "scand-128/ok" -o code128.png
+"${Z[@]}" --barcode=CODABAR -d "A40156B" -o codabar.png
+"${Z[@]}" --barcode=DBAR_OMN -d 0950110153001 -o databar.png
+qrencode -s 6 -m 4 -o qr.png "https://example.org/kiosk?id=42"
+/usr/bin/convert qr.png -background white -rotate 33 -resize 90% rotated-qr.png
+# Binary payload: bytes 0x00..0x0F, 0x80..0x8F, 0xFF.
+printf '\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x80\x81\x82\x83\xfe\xff' > /tmp/scand-binary.bin
+qrencode -8 -s 6 -m 4 -r /tmp/scand-binary.bin -o binary-qr.png
+# Two codes side by side: a QR code on the left, a Code 128 on the right.
+/usr/bin/convert qr.png -background white -gravity center -extent 300x300 +repage /tmp/left.png
+/usr/bin/convert code128.png -background white -gravity center -extent "$(/usr/bin/identify -format %w code128.png)x300" +repage /tmp/right.png
+/usr/bin/convert /tmp/left.png /tmp/right.png -background white +append +repage -colorspace Gray two-codes.png
+# No code: a smooth gradient with noise.
+/usr/bin/convert -size 320x240 gradient:gray20-gray80 +noise Gaussian -colorspace Gray no-code.png
+/usr/bin/convert ean13.png -colorspace Gray ean13.jpg
+/usr/bin/convert ean8.png -colorspace Gray pgm:ean8.pgm
+head -c 600 ean13.jpg > truncated.jpg
+printf 'this is not an image\n' > not-an-image.txt
