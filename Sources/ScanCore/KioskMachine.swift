@@ -1,0 +1,224 @@
+/// What reaches the kiosk: driver events, timers, settings. Time only arrives as `timerFired`.
+public enum KioskEvent: Equatable, Sendable {
+    /// The runtime is up: outputs are in their initial state.
+    case started
+    case buttonPressed
+    case buttonReleased
+    /// A trigger from the host (serial command): like a press, but never confirms or toggles.
+    case hostTrigger
+    case timerFired(KioskTimer)
+    /// Symbols decoded from a frame of `session`, viewport already applied.
+    case decoded(session: Int, symbols: [Symbol])
+    case cameraChanged(CameraState)
+    case settingsChanged(KioskSettings)
+    /// Shutting down (SIGTERM): everything off.
+    case stopping
+}
+
+/// The timers the machine asks for. Starting a running timer restarts it.
+public enum KioskTimer: String, Sendable, Hashable, CaseIterable {
+    case session, confirmation, longPress
+}
+
+/// What the kiosk asks the runtime to do, in order.
+public enum KioskEffect: Equatable, Sendable {
+    case setTorch(on: Bool)
+    case startCapture(session: Int)
+    case stopCapture
+    case feedback(Feedback)
+    case indicate(StatusIndication)
+    case deliver(ScanResult)
+    case startTimer(KioskTimer, after: Duration)
+    case cancelTimer(KioskTimer)
+    case log(LogLevel, String)
+}
+
+/// The kiosk loop as a pure state machine: `handle(_:)` takes one event and returns the effects
+/// to carry out. No clock reads, no I/O, no threads.
+public struct KioskMachine: Sendable {
+    public enum Phase: Equatable, Sendable {
+        case idle
+        case scanning(session: Int)
+        /// A non-numeric result waits for a confirming press.
+        case awaitingConfirmation(ScanResult)
+        case stopped
+    }
+
+    public private(set) var phase: Phase = .idle
+    public private(set) var camera: CameraState = .starting
+    public private(set) var torch: TorchState
+    public private(set) var metrics = KioskMetrics()
+    public private(set) var settings: KioskSettings
+
+    private var session = 0
+    private var sequence = 0
+    private var buttonDown = false
+
+    public init(settings: KioskSettings) {
+        self.settings = settings
+        torch = settings.hasTorch ? .off : .unavailable
+    }
+
+    public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
+        if phase == .stopped { return [] }
+        switch event {
+        case .started:
+            var effects = torchOff(force: true)
+            effects.append(.indicate(StatusIndication(camera: camera) ?? .ready))
+            return effects
+        case .buttonPressed:
+            buttonDown = true
+            var effects: [KioskEffect] = []
+            if settings.longPressAction != .none {
+                effects.append(.startTimer(.longPress, after: settings.longPressAfter))
+            }
+            return effects + trigger(confirms: true)
+        case .buttonReleased:
+            buttonDown = false
+            return settings.longPressAction != .none ? [.cancelTimer(.longPress)] : []
+        case .hostTrigger:
+            return trigger(confirms: false)
+        case .timerFired(let timer):
+            return timerFired(timer)
+        case .decoded(let from, let symbols):
+            return decoded(from: from, symbols)
+        case .cameraChanged(let state):
+            return cameraChanged(state)
+        case .settingsChanged(let new):
+            return settingsChanged(new)
+        case .stopping:
+            var effects: [KioskEffect] = []
+            if case .scanning = phase { effects += [.stopCapture] }
+            effects += KioskTimer.allCases.map { .cancelTimer($0) }
+            effects += torchOff(force: true)
+            phase = .stopped
+            return effects
+        }
+    }
+
+    // MARK: - Rules
+
+    private mutating func trigger(confirms: Bool) -> [KioskEffect] {
+        metrics.presses += 1
+        switch phase {
+        case .stopped:
+            return []
+        case .scanning:
+            // A press during a session cancels it (the seed's close button).
+            metrics.closedWithoutScan += 1
+            return endSession(.cancelled) + [.log(.info, "scan session \(session) cancelled")]
+        case .awaitingConfirmation(let held):
+            guard confirms else { return startSession() }
+            phase = .idle
+            metrics.goodReads += 1
+            return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held),
+                    .indicate(.ready), .log(.info, "result \(held.sequence) confirmed")]
+        case .idle:
+            return startSession()
+        }
+    }
+
+    private mutating func startSession() -> [KioskEffect] {
+        var effects: [KioskEffect] = []
+        if case .awaitingConfirmation = phase { effects += [.cancelTimer(.confirmation)] }
+        guard camera.isAvailable else {
+            metrics.errors += 1
+            phase = .idle
+            return effects + [.feedback(.error), .log(.warning, "press ignored: camera \(camera)")]
+        }
+        session += 1
+        phase = .scanning(session: session)
+        effects += torchOff(force: true) // off whenever a session starts, then on if configured
+        if settings.torchMode == .on { effects += torchOn() }
+        effects += [.startCapture(session: session), .startTimer(.session, after: settings.sessionTimeout),
+                    .indicate(.scanning), .log(.info, "scan session \(session) started")]
+        return effects
+    }
+
+    /// Ends the scanning session: capture off, torch off, the session timer cancelled.
+    private mutating func endSession(_ feedback: Feedback) -> [KioskEffect] {
+        phase = .idle
+        return [.stopCapture, .cancelTimer(.session)] + torchOff() + [.feedback(feedback),
+                .indicate(StatusIndication(camera: camera) ?? .ready)]
+    }
+
+    private mutating func decoded(from: Int, _ symbols: [Symbol]) -> [KioskEffect] {
+        guard phase == .scanning(session: from), let symbol = symbols.first(where: { !$0.isEmpty }) else { return [] }
+        sequence += 1
+        let result = ScanResult(sequence: sequence, session: from, symbol: symbol)
+        phase = .idle
+        var effects: [KioskEffect] = [.stopCapture, .cancelTimer(.session)] + torchOff() + [.feedback(.goodRead)]
+        if symbol.numericOnly || settings.alphanumeric == .immediate {
+            metrics.goodReads += 1
+            effects += [.deliver(result), .indicate(.ready)]
+        } else {
+            phase = .awaitingConfirmation(result)
+            effects += [.startTimer(.confirmation, after: settings.confirmTimeout), .indicate(.awaitingConfirmation),
+                        .log(.info, "\(symbol.symbology.rawValue) result \(sequence) held for confirmation")]
+        }
+        return effects
+    }
+
+    private mutating func timerFired(_ timer: KioskTimer) -> [KioskEffect] {
+        switch (timer, phase) {
+        case (.session, .scanning):
+            metrics.closedWithoutScan += 1
+            return endSession(.noRead) + [.log(.info, "scan session \(session) timed out without a code")]
+        case (.confirmation, .awaitingConfirmation(let held)):
+            phase = .idle
+            metrics.confirmationsExpired += 1
+            return [.indicate(StatusIndication(camera: camera) ?? .ready),
+                    .log(.notice, "result \(held.sequence) discarded: not confirmed in time")]
+        case (.longPress, .scanning) where buttonDown && settings.longPressAction == .torch:
+            guard torch != .unavailable else { return [.log(.info, "long press: no torch configured")] }
+            return torch == .on ? torchOff() : torchOn()
+        default:
+            return [] // a timer that fired after its reason went away
+        }
+    }
+
+    private mutating func cameraChanged(_ state: CameraState) -> [KioskEffect] {
+        guard state != camera else { return [] }
+        let previous = camera
+        camera = state
+        var effects: [KioskEffect] = []
+        let level: LogLevel = state.isAvailable ? .notice : .error
+        let verb = previous == .starting || state.isAvailable ? "camera" : "camera interrupted:"
+        effects.append(.log(level, "\(verb) \(state)" + (state == .permissionDenied ? "; add the service user to group video" : "")))
+        if !state.isAvailable {
+            // The torch goes off whenever the camera is interrupted.
+            if case .scanning = phase {
+                metrics.errors += 1
+                return effects + endSession(.error)
+            }
+            effects += torchOff()
+        }
+        if case .awaitingConfirmation = phase { return effects }
+        return effects + [.indicate(StatusIndication(camera: state) ?? .ready)]
+    }
+
+    private mutating func settingsChanged(_ new: KioskSettings) -> [KioskEffect] {
+        var effects: [KioskEffect] = []
+        if !new.hasTorch && settings.hasTorch { effects += torchOff() }
+        settings = new
+        if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
+        if case .scanning = phase, new.torchMode == .off { effects += torchOff() }
+        return effects + [.log(.info, "settings applied")]
+    }
+
+    // MARK: - Torch
+
+    private mutating func torchOn() -> [KioskEffect] {
+        guard torch == .off else { return [] }
+        torch = .on
+        metrics.torchOn += 1
+        return [.setTorch(on: true)]
+    }
+
+    /// Turns the torch off; `force` drives the line even when it is believed off (start, stop).
+    private mutating func torchOff(force: Bool = false) -> [KioskEffect] {
+        guard torch == .on || (force && torch == .off) else { return [] }
+        torch = .off
+        return [.setTorch(on: false)]
+    }
+}

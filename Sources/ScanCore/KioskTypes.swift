@@ -1,0 +1,146 @@
+/// The camera's state, in the seed's terms mapped onto Linux.
+public enum CameraState: Equatable, Sendable, CustomStringConvertible {
+    /// Not known yet (scand is starting).
+    case starting
+    /// Open and ready to stream.
+    case available
+    /// No device, or a runtime error; the reason is for the log.
+    case unavailable(reason: String)
+    /// Another program holds the device (EBUSY).
+    case inUse
+    /// The service user may not open the device (EACCES): add it to group `video`.
+    case permissionDenied
+    /// The device went away while in use (unplugged).
+    case disconnected
+
+    public var isAvailable: Bool { self == .available }
+
+    /// A short machine-friendly name: `available`, `unavailable`, `in-use`, ...
+    public var name: String {
+        switch self {
+        case .starting: return "starting"
+        case .available: return "available"
+        case .unavailable: return "unavailable"
+        case .inUse: return "in-use"
+        case .permissionDenied: return "permission-denied"
+        case .disconnected: return "disconnected"
+        }
+    }
+
+    public var description: String {
+        if case .unavailable(let reason) = self { return "unavailable (\(reason))" }
+        return name
+    }
+}
+
+/// Whether the torch lights during a session.
+public enum TorchMode: String, Sendable, CaseIterable { case on, off }
+
+/// The torch as the kiosk knows it: always known, always reported.
+public enum TorchState: String, Sendable, Equatable {
+    /// No torch line is configured: it is never driven.
+    case unavailable
+    case off
+    case on
+}
+
+/// What happens to a result from a symbology that can hold letters (QR, Code 128, ...).
+public enum AlphanumericDelivery: String, Sendable, CaseIterable {
+    /// Deliver at once, like numeric-only codes.
+    case immediate
+    /// Hold it until a confirming press (the seed's review-then-Go); a timeout discards it.
+    case confirm
+}
+
+/// What a long press does.
+public enum LongPressAction: String, Sendable, CaseIterable {
+    /// Nothing beyond the short press.
+    case none
+    /// Toggles the torch for the current session (when a torch is configured).
+    case torch = "toggle-torch"
+}
+
+/// The kiosk's behaviour settings, from the config.
+public struct KioskSettings: Equatable, Sendable {
+    public var torchMode: TorchMode = .on
+    /// Whether a torch line is configured at all.
+    public var hasTorch: Bool = true
+    public var sessionTimeout: Duration = .seconds(10)
+    public var alphanumeric: AlphanumericDelivery = .immediate
+    public var confirmTimeout: Duration = .seconds(10)
+    /// How long the button must be held for a long press.
+    public var longPressAfter: Duration = .milliseconds(800)
+    public var longPressAction: LongPressAction = .none
+
+    public init() {}
+}
+
+/// A result the kiosk delivers to its outputs.
+public struct ScanResult: Equatable, Sendable {
+    /// 1, 2, 3, ... for the life of the process.
+    public var sequence: Int
+    /// The scan session it came from.
+    public var session: Int
+    public var symbol: Symbol
+
+    public init(sequence: Int, session: Int, symbol: Symbol) {
+        self.sequence = sequence
+        self.session = session
+        self.symbol = symbol
+    }
+}
+
+/// One-shot feedback on the buzzer and status LED.
+public enum Feedback: String, Sendable, Equatable, CaseIterable {
+    /// A good read: a short beep and the LED flash (the seed's flash animation).
+    case goodRead = "good-read"
+    /// The session ended without a code.
+    case noRead = "no-read"
+    /// A press that cannot be served (camera unavailable) or a session broken by the camera.
+    case error
+    /// The session was cancelled by a press.
+    case cancelled
+    /// A held result was confirmed and delivered.
+    case confirmed
+}
+
+/// The status LED's steady indication: what the kiosk is doing or what is wrong.
+public enum StatusIndication: String, Sendable, Equatable, CaseIterable {
+    case starting, ready, scanning
+    case awaitingConfirmation = "awaiting-confirmation"
+    case cameraUnavailable = "camera-unavailable"
+    case cameraInUse = "camera-in-use"
+    case cameraPermissionDenied = "camera-permission-denied"
+    case cameraDisconnected = "camera-disconnected"
+
+    /// The indication for a camera that is not available, or nil when it is.
+    public init?(camera: CameraState) {
+        switch camera {
+        case .available: return nil
+        case .starting: self = .starting
+        case .unavailable: self = .cameraUnavailable
+        case .inUse: self = .cameraInUse
+        case .permissionDenied: self = .cameraPermissionDenied
+        case .disconnected: self = .cameraDisconnected
+        }
+    }
+}
+
+/// The seed's metrics, plus what a kiosk operator needs.
+public struct KioskMetrics: Equatable, Sendable {
+    /// Button presses (and host triggers).
+    public var presses = 0
+    /// Good reads delivered.
+    public var goodReads = 0
+    /// Sessions that ended without a code: timed out or cancelled.
+    public var closedWithoutScan = 0
+    /// Presses refused or sessions broken because the camera was unavailable.
+    public var errors = 0
+    /// Times the torch was switched on.
+    public var torchOn = 0
+    /// Held results discarded because no confirming press came.
+    public var confirmationsExpired = 0
+    public init() {}
+}
+
+public enum LogLevel: String, Sendable { case debug, info, notice, warning, error }
