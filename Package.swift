@@ -4,13 +4,14 @@ import PackageDescription
 
 let package = Package(
     name: "scand",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "scand", targets: ["scand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // System libraries: module maps plus small headers for what Swift cannot import.
@@ -30,22 +31,38 @@ let package = Package(
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar"]),
+        .target(name: "ScanConfig", dependencies: ["ScanCore", "TOMLKit"]),
+        .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
         .target(
             name: "LinuxHardware",
             dependencies: ["ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]
         ),
+        .target(
+            name: "ScanRuntime",
+            dependencies: [
+                "ScanCore", "ScanHardware", "Decoding", "ScanConfig",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "scand",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ImageLoading",
-                "LinuxHardware",
+                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig",
+                "SimulatedHardware", "LinuxHardware", "ScanRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
+        .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
+        .testTarget(
+            name: "ScanRuntimeTests",
+            dependencies: ["ScanRuntime", "SimulatedHardware", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
+                           .product(name: "InMemoryLogging", package: "swift-log")]
+        ),
         .testTarget(name: "CLITests", dependencies: ["scand"]),
     ]
 )

@@ -67,6 +67,4 @@ public protocol SerialPort: AnyObject, Sendable {
     /// Writes all of `bytes` within the driver's bounded time, or throws (`.timedOut`,
     /// `.disconnected`, ...). Never blocks the caller indefinitely.
     func write(_ bytes: [UInt8]) throws
-    /// Bytes the host sends, in chunks as they arrive. One consumer.
-    func received() -> AsyncStream<[UInt8]>
 }

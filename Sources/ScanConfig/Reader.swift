@@ -1,0 +1,247 @@
+import ScanCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Walks the parsed tree, fills a `ScandConfig` and collects every problem with its line.
+struct Reader {
+    let file: String
+    let lines: LineIndex
+    let boardsDirectory: String
+    var errors: [ConfigError] = []
+
+    init(file: String, lines: LineIndex, boardsDirectory: String) {
+        self.file = file
+        self.lines = lines
+        self.boardsDirectory = boardsDirectory
+    }
+
+    mutating func fail(_ key: String, _ message: String) {
+        errors.append(ConfigError(file: file, line: lines.line(of: key), key: key, message: message))
+    }
+
+    mutating func read(_ root: ConfigValue) -> ScandConfig {
+        var c = ScandConfig()
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "torch", "button", "gpio", "output", "status"])
+        c.hardware = choice(top, "hardware", default: c.hardware)
+        c.logLevel = choice(top, "log_level", default: c.logLevel)
+
+        let cam = table(top["camera"], "camera", allowed: ["device", "width", "height", "fps", "images"])
+        c.camera.device = string(cam, "camera.device", default: c.camera.device)
+        c.camera.width = int(cam, "camera.width", default: c.camera.width, range: 160...4096)
+        c.camera.height = int(cam, "camera.height", default: c.camera.height, range: 120...4096)
+        c.camera.fps = int(cam, "camera.fps", default: c.camera.fps, range: 1...120)
+        c.camera.images = strings(cam, "camera.images", default: [])
+        if c.hardware == .simulated && c.camera.images.isEmpty {
+            fail("camera.images", "the simulated camera needs image files or folders to play")
+        }
+
+        let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms"])
+        if let v = scan["viewport"] {
+            let numbers = numbersArray(v, "scan.viewport")
+            if numbers.count == 4 {
+                let vp = Viewport(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+                if let problem = vp.problem { fail("scan.viewport", problem) } else { c.viewport = vp }
+            } else if !numbers.isEmpty || v != .array([]) {
+                fail("scan.viewport", "must be [x, y, width, height], normalized to 0..1")
+            }
+        }
+        if scan["symbologies"] != nil {
+            var set = Set<Symbology>()
+            for name in strings(scan, "scan.symbologies", default: []) {
+                if let s = Symbology(name: name) { set.insert(s) } else {
+                    fail("scan.symbologies", "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+            }
+            if set.isEmpty { fail("scan.symbologies", "enable at least one symbology") } else { c.symbologies = set }
+        }
+        c.kiosk.sessionTimeout = millis(scan, "scan.session_timeout_ms", default: c.kiosk.sessionTimeout, range: 500...600_000)
+        c.kiosk.alphanumeric = choice(scan, "scan.alphanumeric", default: c.kiosk.alphanumeric)
+        c.kiosk.confirmTimeout = millis(scan, "scan.confirm_timeout_ms", default: c.kiosk.confirmTimeout, range: 500...600_000)
+
+        let torch = table(top["torch"], "torch", allowed: ["mode"])
+        c.kiosk.torchMode = choice(torch, "torch.mode", default: c.kiosk.torchMode)
+
+        let button = table(top["button"], "button", allowed: ["debounce_ms", "long_press_ms", "long_press"])
+        c.debounce = millis(button, "button.debounce_ms", default: c.debounce, range: 0...1000)
+        c.kiosk.longPressAfter = millis(button, "button.long_press_ms", default: c.kiosk.longPressAfter, range: 100...10_000)
+        c.kiosk.longPressAction = choice(button, "button.long_press", default: c.kiosk.longPressAction)
+
+        let gpio = table(top["gpio"], "gpio", allowed: ["board"] + ScandConfig.lineRoles)
+        let boardName = string(gpio, "gpio.board", default: c.hardware == .simulated ? "simulated" : "raspberry-pi-4")
+        let board = loadBoard(boardName)
+        for role in ScandConfig.lineRoles {
+            guard let value = gpio[role] else { continue }
+            let key = "gpio.\(role)"
+            let t = table(value, key, allowed: ["pin", "chip", "active_low", "bias"])
+            guard let board else { continue }
+            guard let pinValue = t["pin"] else { fail(key, "name the line's pin, e.g. pin = \"GPIO17\""); continue }
+            var offset: Int?
+            var pinName = ""
+            switch pinValue {
+            case .int(let n): offset = n; pinName = "\(n)"
+            case .string(let s):
+                pinName = s
+                offset = board.pins[s] ?? (board.name == "simulated" ? Int(s.drop { !$0.isNumber }) : nil)
+                if offset == nil {
+                    fail("\(key).pin", "\"\(s)\" is not a pin of board \(boardName); use one of: " + board.pins.keys.sorted().prefix(30).joined(separator: ", "))
+                }
+            default: fail("\(key).pin", "must be a pin name (\"GPIO17\") or a line offset, not \(pinValue.typeName)")
+            }
+            guard let offset else { continue }
+            var line = ScandConfig.Line(chip: string(t, "\(key).chip", default: board.chip), offset: offset, pin: pinName)
+            line.activeLow = bool(t, "\(key).active_low", default: role == "button")
+            line.bias = choice(t, "\(key).bias", default: role == "button" ? .pullUp : .asIs)
+            c.lines[role] = line
+        }
+        c.kiosk.hasTorch = c.lines["torch"] != nil
+
+        let output = table(top["output"], "output", allowed: ["serial"])
+        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "prefix", "suffix"])
+        c.serial.device = string(serial, "output.serial.device", default: "")
+        c.serial.baud = int(serial, "output.serial.baud", default: c.serial.baud, range: 1200...4_000_000)
+        if serial["baud"] != nil, !Self.bauds.contains(c.serial.baud) {
+            fail("output.serial.baud", "\(c.serial.baud) is not a standard rate; use one of: " + Self.bauds.map(String.init).joined(separator: ", "))
+        }
+        c.serial.prefix = escapes(serial, "output.serial.prefix", default: c.serial.prefix)
+        c.serial.suffix = escapes(serial, "output.serial.suffix", default: c.serial.suffix)
+
+        let status = table(top["status"], "status", allowed: ["file"])
+        let statusFile = string(status, "status.file", default: "")
+        c.statusFile = statusFile.isEmpty ? nil : statusFile
+        return c
+    }
+
+    static let bauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
+
+    // MARK: - Board profiles
+
+    struct Board { var name: String; var chip: String; var pins: [String: Int] }
+
+    mutating func loadBoard(_ name: String) -> Board? {
+        if name == "simulated" { return Board(name: name, chip: "sim", pins: [:]) }
+        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            fail("gpio.board", "\"\(name)\" is not a board profile name"); return nil
+        }
+        let candidates = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"].map { "\($0)/\(name).toml" }
+        let path = candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
+        do {
+            let text = try ConfigLoader.readText(path)
+            var sub = Reader(file: path, lines: LineIndex(text), boardsDirectory: boardsDirectory)
+            let root = try ConfigValue.parse(text, file: path)
+            let t = sub.table(root, "", allowed: ["name", "chip", "pins"])
+            let chip = sub.string(t, "chip", default: "gpiochip0")
+            var pins: [String: Int] = [:]
+            for (pin, value) in sub.table(t["pins"], "pins", allowed: nil) {
+                if case .int(let n) = value { pins[pin] = n } else { sub.fail("pins.\(pin)", "must be a line offset") }
+            }
+            errors += sub.errors
+            return Board(name: name, chip: chip, pins: pins)
+        } catch {
+            fail("gpio.board", "board profile \(name): \(error)")
+            return nil
+        }
+    }
+
+    // MARK: - Typed access
+
+    mutating func table(_ value: ConfigValue?, _ key: String, allowed: [String]?) -> [String: ConfigValue] {
+        guard let value else { return [:] }
+        guard case .table(let t) = value else { fail(key, "must be a table, not \(value.typeName)"); return [:] }
+        if let allowed {
+            for k in t.keys.sorted() where !allowed.contains(k) {
+                let full = key.isEmpty ? k : "\(key).\(k)"
+                fail(full, "unknown key; known keys here: " + allowed.joined(separator: ", "))
+            }
+        }
+        return t
+    }
+
+    mutating func string(_ t: [String: ConfigValue], _ key: String, default d: String) -> String {
+        guard let v = t[leaf(key)] else { return d }
+        if case .string(let s) = v { return s }
+        fail(key, "must be a string, not \(v.typeName)")
+        return d
+    }
+
+    mutating func strings(_ t: [String: ConfigValue], _ key: String, default d: [String]) -> [String] {
+        guard let v = t[leaf(key)] else { return d }
+        if case .string(let s) = v { return [s] }
+        guard case .array(let items) = v else { fail(key, "must be an array of strings, not \(v.typeName)"); return d }
+        var out: [String] = []
+        for item in items {
+            if case .string(let s) = item { out.append(s) } else { fail(key, "must be an array of strings"); return d }
+        }
+        return out
+    }
+
+    mutating func int(_ t: [String: ConfigValue], _ key: String, default d: Int, range: ClosedRange<Int>) -> Int {
+        guard let v = t[leaf(key)] else { return d }
+        guard case .int(let n) = v else { fail(key, "must be an integer, not \(v.typeName)"); return d }
+        guard range.contains(n) else { fail(key, "\(n) is out of range; allowed: \(range.lowerBound) to \(range.upperBound)"); return d }
+        return n
+    }
+
+    mutating func millis(_ t: [String: ConfigValue], _ key: String, default d: Duration, range: ClosedRange<Int>) -> Duration {
+        let ms = d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+        return .milliseconds(int(t, key, default: Int(ms), range: range))
+    }
+
+    mutating func bool(_ t: [String: ConfigValue], _ key: String, default d: Bool) -> Bool {
+        guard let v = t[leaf(key)] else { return d }
+        if case .bool(let b) = v { return b }
+        fail(key, "must be true or false, not \(v.typeName)")
+        return d
+    }
+
+    mutating func choice<T: RawRepresentable & CaseIterable>(_ t: [String: ConfigValue], _ key: String, default d: T) -> T where T.RawValue == String {
+        guard let v = t[leaf(key)] else { return d }
+        let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .string(let s) = v else { fail(key, "must be one of: \(allowed)"); return d }
+        guard let value = T(rawValue: s) else { fail(key, "\"\(s)\" is not allowed; use one of: \(allowed)"); return d }
+        return value
+    }
+
+    mutating func numbersArray(_ v: ConfigValue, _ key: String) -> [Double] {
+        guard case .array(let items) = v else { fail(key, "must be [x, y, width, height]"); return [] }
+        var out: [Double] = []
+        for item in items {
+            switch item {
+            case .int(let n): out.append(Double(n))
+            case .double(let d): out.append(d)
+            default: fail(key, "must be numbers"); return []
+            }
+        }
+        return out
+    }
+
+    /// A string with `\r`, `\n`, `\t`, `\\` and `\xNN` escapes, as bytes.
+    mutating func escapes(_ t: [String: ConfigValue], _ key: String, default d: [UInt8]) -> [UInt8] {
+        guard t[leaf(key)] != nil else { return d }
+        let text = string(t, key, default: "")
+        var out: [UInt8] = []
+        var chars = Array(text.utf8)[...]
+        while let c = chars.popFirst() {
+            guard c == UInt8(ascii: "\\"), let e = chars.popFirst() else { out.append(c); continue }
+            switch e {
+            case UInt8(ascii: "r"): out.append(13)
+            case UInt8(ascii: "n"): out.append(10)
+            case UInt8(ascii: "t"): out.append(9)
+            case UInt8(ascii: "\\"): out.append(92)
+            case UInt8(ascii: "x"):
+                let hex = chars.prefix(2)
+                if hex.count == 2, let v = UInt8(String(decoding: hex, as: UTF8.self), radix: 16) {
+                    out.append(v); chars = chars.dropFirst(2)
+                } else { fail(key, "\\x needs two hex digits, e.g. \\x02"); return d }
+            default: fail(key, "unknown escape \\\(Character(Unicode.Scalar(e))); use \\r \\n \\t \\\\ or \\xNN"); return d
+            }
+        }
+        return out
+    }
+
+    private func leaf(_ key: String) -> String { String(key.split(separator: ".").last ?? "") }
+}
+
+extension LogLevel: CaseIterable {
+    public static let allCases: [LogLevel] = [.debug, .info, .notice, .warning, .error]
+}

@@ -1,0 +1,47 @@
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real pseudo-terminal pair: the host end (`hostPath`, a `/dev/pts/N` any terminal program
+/// opens) and scand's end, which this type owns and uses as a `SerialPort`.
+public final class PseudoTerminal: SerialPort, @unchecked Sendable {
+    public let name: String
+    /// The path of the other end, for a host program (`picocom`, `cat`, a test).
+    public let hostPath: String
+    private let fd: Int32
+    private let hostFD: Int32
+
+    public init() throws {
+        var master: Int32 = -1, slave: Int32 = -1
+        guard openpty(&master, &slave, nil, nil, nil) == 0 else {
+            throw HardwareError(HardwareError.kind(forErrno: errno), operation: "openpty", device: "pty", errno: errno)
+        }
+        var raw = termios()
+        tcgetattr(slave, &raw)
+        cfmakeraw(&raw)
+        tcsetattr(slave, TCSANOW, &raw)
+        fd = master
+        hostFD = slave // held open so that writes never fail with EIO while no host has opened it
+        hostPath = ttyname(slave).map { String(cString: $0) } ?? "/dev/pts/?"
+        name = "pty \(hostPath)"
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit {
+        Glibc.close(fd)
+        Glibc.close(hostFD)
+    }
+
+    public func write(_ bytes: [UInt8]) throws {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: name, errno: errno)
+            }
+            rest = rest.dropFirst(n)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import ImageLoading
+import ScanHardware
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A camera that plays image files at a frame rate, looping, paced by an injected clock; it
+/// can be unplugged, plugged back, made busy or forbidden.
+public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable where C.Duration == Duration {
+    /// What the simulated device does on `open()`.
+    public enum Condition: Sendable { case present, unplugged, busy, forbidden }
+
+    public let name: String
+    private let frames: [GrayFrame]
+    private let period: Duration
+    private let clock: C
+    private struct State {
+        var condition = Condition.present
+        var open = false
+        var streaming = false
+        var next = 0
+        var nextDue: C.Instant?
+        var dropped = 0
+        var delivered = 0
+    }
+    private let state = Mutex(State())
+
+    /// A camera playing `frames` at `fps`.
+    public init(name: String = "simulated-camera", frames: [GrayFrame], fps: Int, clock: C) {
+        precondition(!frames.isEmpty, "a simulated camera needs at least one frame")
+        self.name = name
+        self.frames = frames
+        self.period = .nanoseconds(1_000_000_000 / max(fps, 1))
+        self.clock = clock
+    }
+
+    /// A camera playing image files; a folder stands for its PNG, JPEG and PGM files in name order.
+    public convenience init(name: String = "simulated-camera", images: [String], fps: Int, clock: C) throws {
+        var frames: [GrayFrame] = []
+        for path in try Self.expand(images) {
+            do { frames.append(try ImageFile.load(path)) } catch {
+                throw HardwareError(.invalidFormat, operation: "load image", device: path, hint: error.reason)
+            }
+        }
+        guard !frames.isEmpty else {
+            throw HardwareError(.notFound, operation: "load images", device: images.joined(separator: ","), hint: "no PNG, JPEG or PGM files")
+        }
+        self.init(name: name, frames: frames, fps: fps, clock: clock)
+    }
+
+    static func expand(_ paths: [String]) throws -> [String] {
+        var out: [String] = []
+        for path in paths {
+            guard let dir = opendir(path) else { out.append(path); continue }
+            defer { closedir(dir) }
+            var names: [String] = []
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let lower = name.lowercased()
+                if [".png", ".jpg", ".jpeg", ".pgm"].contains(where: { lower.hasSuffix($0) }) { names.append(name) }
+            }
+            out += names.sorted().map { path.hasSuffix("/") ? path + $0 : path + "/" + $0 }
+        }
+        return out
+    }
+
+    // MARK: Injected conditions
+
+    /// Unplugs the camera: a waiting `nextFrame()` fails with `.disconnected`, `open()` with `.notFound`.
+    public func unplug() { state.withLock { $0.condition = .unplugged; $0.open = false; $0.streaming = false } }
+    /// Plugs it back in.
+    public func plugIn() { state.withLock { $0.condition = .present } }
+    /// Another program holds the device: `open()` fails with `.busy`.
+    public func makeBusy() { state.withLock { $0.condition = .busy; $0.open = false; $0.streaming = false } }
+    /// The service user may not open it: `open()` fails with `.permissionDenied`.
+    public func forbid() { state.withLock { $0.condition = .forbidden; $0.open = false } }
+    public var isStreaming: Bool { state.withLock { $0.streaming } }
+    public var framesDelivered: Int { state.withLock { $0.delivered } }
+
+    // MARK: FrameSource
+
+    public func open() throws {
+        let condition = state.withLock { s -> Condition in
+            if s.condition == .present { s.open = true }
+            return s.condition
+        }
+        switch condition {
+        case .present: return
+        case .unplugged: throw HardwareError(.notFound, operation: "open", device: name, errno: ENOENT)
+        case .busy: throw HardwareError(.busy, operation: "open", device: name, errno: EBUSY)
+        case .forbidden: throw HardwareError(.permissionDenied, operation: "open", device: name, errno: EACCES,
+                                             hint: "add the service user to group video")
+        }
+    }
+
+    public func close() { state.withLock { $0.open = false; $0.streaming = false } }
+
+    public func startCapture() throws {
+        let condition = state.withLock { s -> Condition? in
+            guard s.open, s.condition == .present else { return s.condition == .present ? .unplugged : s.condition }
+            s.streaming = true
+            s.nextDue = clock.now.advanced(by: period)
+            return nil
+        }
+        switch condition {
+        case nil: return
+        case .busy?: throw HardwareError(.busy, operation: "VIDIOC_STREAMON", device: name, errno: EBUSY)
+        default: throw HardwareError(.disconnected, operation: "VIDIOC_STREAMON", device: name, errno: ENODEV)
+        }
+    }
+
+    public func stopCapture() { state.withLock { $0.streaming = false } }
+
+    public var droppedFrames: Int { state.withLock { $0.dropped } }
+
+    public func nextFrame() async throws -> GrayFrame {
+        guard let due = state.withLock({ $0.streaming ? $0.nextDue : nil }) else {
+            throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)
+        }
+        if clock.now < due { try await clock.sleep(until: due, tolerance: nil) }
+        return try state.withLock { s in
+            guard s.streaming, s.condition == .present else {
+                throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)
+            }
+            // Newest frame wins: periods that passed while the consumer was busy are dropped.
+            var due = s.nextDue ?? clock.now
+            let now = clock.now
+            var skipped = 0
+            while due.advanced(by: period) <= now { due = due.advanced(by: period); skipped += 1 }
+            s.dropped += skipped
+            s.next = (s.next + skipped) % frames.count
+            var frame = frames[s.next]
+            s.next = (s.next + 1) % frames.count
+            s.nextDue = due.advanced(by: period)
+            s.delivered += 1
+            frame.timestampNanos = UInt64(s.delivered)
+            return frame
+        }
+    }
+}

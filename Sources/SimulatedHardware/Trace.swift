@@ -1,0 +1,15 @@
+import Synchronization
+
+/// What the simulated outputs did, in order: `torch active`, `buzzer inactive`, ...
+public final class Trace: Sendable {
+    private let entries = Mutex<[String]>([])
+    public init() {}
+    public func record(_ entry: String) { entries.withLock { $0.append(entry) } }
+    /// Every entry so far.
+    public var all: [String] { entries.withLock { $0 } }
+    /// The entries of one device (`torch`, `buzzer`, `status_led`), without the device name.
+    public func of(_ device: String) -> [String] {
+        all.compactMap { $0.hasPrefix(device + " ") ? String($0.dropFirst(device.count + 1)) : nil }
+    }
+    public func clear() { entries.withLock { $0.removeAll() } }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import ScanConfig
+
+/// `scand check-config`: validate a config file without starting anything.
+struct CheckConfig: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check a config file; print every problem with its line, key and allowed values.")
+
+    @Argument(help: "The TOML config file.")
+    var file: String
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a key, as for `scand run`.", valueName: "key=value"))
+    var overrides: [String] = []
+
+    func run() throws {
+        do {
+            let c = try ConfigLoader.load(path: file, overrides: overrides)
+            let lines = c.lines.keys.sorted().map { role in
+                let l = c.lines[role]!
+                return "\(role)=\(l.pin)(\(l.chip):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
+            }
+            print("\(file): ok")
+            print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? c.camera.images.joined(separator: ",") : c.camera.device)")
+            print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
+            print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : c.serial.device)")
+        } catch {
+            printError(error.description)
+            throw ExitCode(1)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import ScanConfig
+import ScanCore
+import ScanRuntime
+
+/// `scand run`: the daemon.
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the scanner daemon.",
+        discussion: """
+            SIGTERM or SIGINT stops it gracefully (torch off, outputs flushed); SIGHUP reloads the
+            config (a bad new config is rejected and the old one kept). With simulated hardware,
+            the Enter key (or --press-every) is the button.
+            """
+    )
+
+    @Option(help: "The TOML config file.")
+    var config: String = "/etc/scand/scand.toml"
+
+    @Option(name: .customLong("set"), help: ArgumentHelp("Override a config key by its dotted path, e.g. output.serial.device=/dev/pts/3.",
+                                                        valueName: "key=value"))
+    var overrides: [String] = []
+
+    @Option(help: "Simulated hardware: press the button every this many seconds.")
+    var pressEvery: Double?
+
+    @Flag(help: "Simulated hardware: do not read the Enter key from standard input.")
+    var noStdin = false
+
+    func validate() throws {
+        if let pressEvery, !(pressEvery > 0) { throw ValidationError("--press-every must be more than 0 seconds") }
+    }
+
+    func run() async throws {
+        let loaded: ScandConfig
+        do {
+            loaded = try ConfigLoader.load(path: config, overrides: overrides)
+        } catch {
+            printError("scand: config not usable:\n\(error)")
+            throw ExitCode(78) // EX_CONFIG
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = KioskRuntime.level(loaded.logLevel)
+            return handler
+        }
+        let logger = Logger(label: "scand")
+        let board: Board
+        do {
+            board = try Board.make(loaded, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(1)
+        }
+        let statusFile = loaded.statusFile
+        let runtime = KioskRuntime(
+            hardware: board.hardware, tuning: Board.tuning(loaded), outputs: board.outputs + [LogOutput(logger: logger)],
+            logger: logger, onStatus: { status in if let statusFile { StatusFile.write(status, to: statusFile) } })
+
+        let signals = SignalHandlers()
+        signals.on(SIGTERM) { Task { await runtime.stop() } }
+        signals.on(SIGINT) { Task { await runtime.stop() } }
+        let path = config, overrides = self.overrides
+        signals.on(SIGHUP) {
+            Task {
+                do {
+                    let new = try ConfigLoader.load(path: path, overrides: overrides)
+                    await runtime.reload(Board.tuning(new))
+                    logger.notice("config reloaded from \(path)")
+                } catch {
+                    logger.error("config reload rejected, keeping the running config:\n\(error)")
+                }
+            }
+        }
+        if let button = board.simulatedButton {
+            if let pressEvery {
+                Task {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: .milliseconds(Int(pressEvery * 1000)))
+                        button.click()
+                    }
+                }
+            }
+            if !noStdin { StdinButton.start(button, logger: logger) }
+            logger.notice("simulated hardware: press Enter to press the button; Ctrl-C stops")
+        }
+        logger.notice("scand started", metadata: ["config": "\(config)", "camera": "\(board.hardware.camera.name)"])
+        await runtime.run()
+        if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
+    }
+}
+
+/// Signal handling through Dispatch sources (the default action is blocked).
+final class SignalHandlers: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    func on(_ signal: Int32, _ action: @escaping @Sendable () -> Void) {
+        Foundation.signal(signal, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
+        source.setEventHandler(handler: action)
+        source.resume()
+        sources.append(source)
+    }
+}
+
+/// The Enter key as the simulated button, read on a thread of its own (a blocking read must not
+/// hold one of the few cooperative threads).
+enum StdinButton {
+    static func start(_ button: SimulatedButtonHandle, logger: Logger) {
+        let thread = Thread {
+            while let _ = readLine(strippingNewline: true) {
+                button.click()
+            }
+        }
+        thread.start()
+    }
+}
+
+/// Writes the status JSON atomically (a temporary file renamed over the old one).
+enum StatusFile {
+    static func write(_ status: KioskStatus, to path: String) {
+        let tmp = path + ".tmp"
+        guard FileManager.default.createFile(atPath: tmp, contents: Data((status.json + "\n").utf8)) else { return }
+        _ = rename(tmp, path)
+    }
+}
