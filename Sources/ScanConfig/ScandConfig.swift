@@ -29,6 +29,14 @@ public struct ScandConfig: Equatable, Sendable {
         public var pin: String
         public var activeLow = false
         public var bias = Bias.asIs
+
+        public init(chip: String, offset: Int, pin: String, activeLow: Bool = false, bias: Bias = .asIs) {
+            self.chip = chip
+            self.offset = offset
+            self.pin = pin
+            self.activeLow = activeLow
+            self.bias = bias
+        }
     }
 
     public struct Serial: Equatable, Sendable {

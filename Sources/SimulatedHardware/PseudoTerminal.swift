@@ -33,6 +33,17 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
         Glibc.close(hostFD)
     }
 
+    /// What the host end has written so far (non-blocking; empty when nothing came).
+    public func readFromHost() -> [UInt8] {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { out += buffer[0..<n] } else if n < 0 && errno == EINTR { continue } else { break }
+        }
+        return out
+    }
+
     public func write(_ bytes: [UInt8]) throws {
         var rest = bytes[...]
         while !rest.isEmpty {

@@ -1,0 +1,101 @@
+import Foundation
+import ScanConfig
+import ScanCore
+import Testing
+
+@Suite struct ConfigLoaderTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let boards = repo.appendingPathComponent("config/boards").path
+
+    func parse(_ text: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
+        try ConfigLoader.parse(text, file: "test.toml", overrides: overrides, boardsDirectory: Self.boards)
+    }
+
+    func errors(_ text: String, overrides: [String] = []) -> [String] {
+        do { _ = try parse(text, overrides: overrides); return [] } catch { return error.errors.map(\.description) }
+    }
+
+    @Test func shippedConfigsLoad() throws {
+        let reference = try ConfigLoader.load(path: Self.repo.appendingPathComponent("config/scand.toml").path)
+        #expect(reference.lines["torch"] == ScandConfig.Line(chip: "pinctrl-bcm2711", offset: 27, pin: "GPIO27"))
+        #expect(reference.lines["button"]?.activeLow == true && reference.lines["button"]?.bias == .pullUp)
+        let demo = try ConfigLoader.load(path: Self.repo.appendingPathComponent("config/demo.toml").path)
+        #expect(demo.hardware == .simulated && demo.serial.device == "simulated")
+    }
+
+    @Test func referenceConfigStatesTheBuiltInDefaults() throws {
+        // Every value in config/scand.toml is the default: the file and the code agree.
+        var reference = try ConfigLoader.load(path: Self.repo.appendingPathComponent("config/scand.toml").path)
+        reference.lines = [:]
+        reference.kiosk.hasTorch = false
+        var defaults = ScandConfig()
+        defaults.kiosk.hasTorch = false
+        #expect(reference == defaults)
+    }
+
+    @Test func pi5BoardUsesItsOwnChip() throws {
+        let c = try parse("[gpio]\nboard = \"raspberry-pi-5\"\ntorch = { pin = \"GPIO27\" }\n")
+        #expect(c.lines["torch"]?.chip == "pinctrl-rp1")
+        #expect(c.kiosk.hasTorch)
+    }
+
+    @Test func noTorchLineMeansNoTorch() throws {
+        #expect(try parse("").kiosk.hasTorch == false)
+    }
+
+    @Test func errorsNameLineKeyAndAllowedValues() {
+        let text = """
+            hardware = "linux"
+            [scan]
+            alphanumeric = "later"
+            session_timeout_ms = 5
+            [torch]
+            mode = "auto"
+            [output.serial]
+            baud = 1234
+            """
+        let e = errors(text)
+        #expect(e.contains("test.toml:3: scan.alphanumeric: \"later\" is not allowed; use one of: immediate, confirm"))
+        #expect(e.contains("test.toml:4: scan.session_timeout_ms: 5 is out of range; allowed: 500 to 600000"))
+        #expect(e.contains("test.toml:6: torch.mode: \"auto\" is not allowed; use one of: on, off"))
+        #expect(e.contains { $0.hasPrefix("test.toml:8: output.serial.baud: 1234 is not a standard rate") })
+    }
+
+    @Test func syntaxErrorsCarryTheirLine() {
+        let e = errors("[scan]\nviewport = [0.1,\n")
+        #expect(e.count == 1 && e[0].hasPrefix("test.toml:"))
+        #expect(e[0].contains("TOML syntax"))
+    }
+
+    @Test func unknownKeysAndBadPinsAreCaught() {
+        let e = errors("[scan]\nviewprt = [0,0,1,1]\n[gpio]\ntorch = { pin = \"GPIO99\" }\n")
+        #expect(e.contains { $0.hasPrefix("test.toml:2: scan.viewprt: unknown key") })
+        #expect(e.contains { $0.contains("gpio.torch.pin: \"GPIO99\" is not a pin of board raspberry-pi-4") })
+    }
+
+    @Test func viewportIsValidated() {
+        #expect(errors("[scan]\nviewport = [0.5, 0.5, 0.9, 0.2]\n").contains("test.toml:2: scan.viewport: x + width and y + height must be at most 1"))
+        #expect(errors("[scan]\nviewport = [0.5, 0.5]\n").contains { $0.contains("must be [x, y, width, height]") })
+    }
+
+    @Test func overridesSetAnyKeyByDottedPath() throws {
+        let c = try parse("[output.serial]\ndevice = \"/dev/ttyUSB0\"\n",
+                          overrides: ["output.serial.device=/dev/pts/3", "output.serial.baud=9600", "scan.viewport=[0.0, 0.0, 1.0, 1.0]",
+                                      "torch.mode=off"])
+        #expect(c.serial.device == "/dev/pts/3" && c.serial.baud == 9600)
+        #expect(c.viewport == .full && c.kiosk.torchMode == .off)
+        #expect(errors("", overrides: ["nonsense"]).contains { $0.contains("is not key=value") })
+    }
+
+    @Test func prefixAndSuffixEscapes() throws {
+        let c = try parse("[output.serial]\nprefix = '\\x02'\nsuffix = '\\x03\\r\\n'\n")
+        #expect(c.serial.prefix == [2] && c.serial.suffix == [3, 13, 10])
+        #expect(errors("[output.serial]\nprefix = '\\q'\n").contains { $0.contains("unknown escape") })
+    }
+
+    @Test func symbologyNamesAsPeopleWriteThem() throws {
+        let c = try parse("[scan]\nsymbologies = [\"qr\", \"EAN-13\", \"code128\"]\n")
+        #expect(c.symbologies == [.qrCode, .ean13, .code128])
+        #expect(errors("[scan]\nsymbologies = [\"qr\", \"maxicode\"]\n").contains { $0.contains("\"maxicode\" is not a symbology") })
+    }
+}

@@ -1,0 +1,238 @@
+import ScanCore
+import Testing
+
+/// Table-driven tests of the kiosk's rules: each case is events in, the effects of the last
+/// event out (or the state after all of them).
+@Suite struct KioskMachineTests {
+    static let qr = Symbol(symbology: .qrCode, text: "https://example.org")
+    static let ean = Symbol(symbology: .ean13, text: "5901234123457")
+
+    func machine(_ configure: (inout KioskSettings) -> Void = { _ in }) -> KioskMachine {
+        var s = KioskSettings()
+        s.sessionTimeout = .seconds(5)
+        s.confirmTimeout = .seconds(7)
+        configure(&s)
+        var m = KioskMachine(settings: s)
+        _ = m.handle(.started)
+        _ = m.handle(.cameraChanged(.available))
+        return m
+    }
+
+    @Test func startTurnsTheTorchOffAndShowsTheCameraState() {
+        var m = KioskMachine(settings: KioskSettings())
+        #expect(m.handle(.started) == [.setTorch(on: false), .indicate(.starting)])
+        #expect(m.torch == .off)
+        #expect(m.handle(.cameraChanged(.available)) == [.log(.notice, "camera available"), .indicate(.ready)])
+    }
+
+    @Test func pressStartsASessionWithTheTorchOn() {
+        var m = machine()
+        #expect(m.handle(.buttonPressed) == [
+            .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
+            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.info, "scan session 1 started"),
+        ])
+        #expect(m.torch == .on && m.metrics.torchOn == 1 && m.metrics.presses == 1)
+        #expect(m.phase == .scanning(session: 1))
+    }
+
+    @Test func torchModeOffKeepsItOff() {
+        var m = machine { $0.torchMode = .off }
+        let effects = m.handle(.buttonPressed)
+        #expect(!effects.contains(.setTorch(on: true)))
+        #expect(m.torch == .off && m.metrics.torchOn == 0)
+    }
+
+    @Test func noTorchLineMeansTheTorchIsNeverDriven() {
+        var m = machine { $0.hasTorch = false }
+        var all = m.handle(.buttonPressed)
+        all += m.handle(.decoded(session: 1, symbols: [Self.ean]))
+        all += m.handle(.stopping)
+        #expect(!all.contains { if case .setTorch = $0 { return true } else { return false } })
+        #expect(m.torch == .unavailable)
+    }
+
+    @Test func goodNumericReadStopsCaptureTorchOffBeepsAndDeliversAtOnce() {
+        var m = machine { $0.alphanumeric = .confirm }
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.ean])) == [
+            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
+            .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)), .indicate(.ready),
+        ])
+        #expect(m.metrics.goodReads == 1 && m.torch == .off && m.phase == .idle)
+    }
+
+    @Test func emptyResultsDoNotCount() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.decoded(session: 1, symbols: [])) == [])
+        #expect(m.handle(.decoded(session: 1, symbols: [Symbol(symbology: .qrCode, bytes: [])])) == [])
+        #expect(m.phase == .scanning(session: 1))
+    }
+
+    @Test func framesFromAnEndedSessionAreIgnored() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        _ = m.handle(.buttonPressed) // cancel
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.qr])) == [])
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.qr])) == [])
+        #expect(m.handle(.decoded(session: 2, symbols: [Self.qr])).contains(.feedback(.goodRead)))
+    }
+
+    @Test func alphanumericImmediateDeliversAtOnce() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        let effects = m.handle(.decoded(session: 1, symbols: [Self.qr]))
+        #expect(effects.contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: Self.qr))))
+    }
+
+    @Test func confirmModeHoldsUntilAPress() {
+        var m = machine { $0.alphanumeric = .confirm }
+        _ = m.handle(.buttonPressed)
+        let held = ScanResult(sequence: 1, session: 1, symbol: Self.qr)
+        let read = m.handle(.decoded(session: 1, symbols: [Self.qr]))
+        #expect(read.contains(.feedback(.goodRead)) && read.contains(.stopCapture))
+        #expect(!read.contains(.deliver(held)))
+        #expect(read.contains(.startTimer(.confirmation, after: .seconds(7))))
+        #expect(m.phase == .awaitingConfirmation(held))
+        _ = m.handle(.buttonReleased)
+        #expect(m.handle(.buttonPressed) == [
+            .cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held), .indicate(.ready),
+            .log(.info, "result 1 confirmed"),
+        ])
+        #expect(m.metrics.goodReads == 1)
+    }
+
+    @Test func confirmTimeoutDiscardsTheResult() {
+        var m = machine { $0.alphanumeric = .confirm }
+        _ = m.handle(.buttonPressed)
+        _ = m.handle(.decoded(session: 1, symbols: [Self.qr]))
+        let effects = m.handle(.timerFired(.confirmation))
+        #expect(!effects.contains { if case .deliver = $0 { return true } else { return false } })
+        #expect(m.phase == .idle && m.metrics.confirmationsExpired == 1 && m.metrics.goodReads == 0)
+    }
+
+    @Test func hostTriggerDoesNotConfirmAHeldResult() {
+        var m = machine { $0.alphanumeric = .confirm }
+        _ = m.handle(.buttonPressed)
+        _ = m.handle(.decoded(session: 1, symbols: [Self.qr]))
+        let effects = m.handle(.hostTrigger)
+        #expect(effects.contains(.startCapture(session: 2)))
+        #expect(m.metrics.goodReads == 0)
+    }
+
+    @Test func sessionTimeoutGivesTheNoReadBeep() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.timerFired(.session)) == [
+            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.noRead), .indicate(.ready),
+            .log(.info, "scan session 1 timed out without a code"),
+        ])
+        #expect(m.metrics.closedWithoutScan == 1 && m.torch == .off)
+    }
+
+    @Test func pressDuringASessionCancelsIt() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        _ = m.handle(.buttonReleased)
+        let effects = m.handle(.buttonPressed)
+        #expect(effects.prefix(5) == [.stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.cancelled), .indicate(.ready)])
+        #expect(m.metrics.closedWithoutScan == 1 && m.metrics.presses == 2 && m.phase == .idle)
+    }
+
+    @Test func lateTimersAreIgnored() {
+        var m = machine()
+        #expect(m.handle(.timerFired(.session)) == [])
+        #expect(m.handle(.timerFired(.confirmation)) == [])
+        #expect(m.handle(.timerFired(.longPress)) == [])
+    }
+
+    static let cameraCases: [(CameraState, StatusIndication)] = [
+        (.unavailable(reason: "/dev/video0 not found"), .cameraUnavailable),
+        (.inUse, .cameraInUse),
+        (.permissionDenied, .cameraPermissionDenied),
+        (.disconnected, .cameraDisconnected),
+    ]
+
+    @Test("each camera state shows its own status and a press gives the error beep", arguments: cameraCases)
+    func cameraStates(state: CameraState, indication: StatusIndication) {
+        var m = machine()
+        let effects = m.handle(.cameraChanged(state))
+        #expect(effects.last == .indicate(indication))
+        #expect(m.handle(.buttonPressed).contains(.feedback(.error)))
+        #expect(m.metrics.errors == 1 && m.metrics.presses == 1)
+        #expect(m.handle(.cameraChanged(.available)).last == .indicate(.ready))
+        #expect(m.handle(.buttonPressed).contains(.startCapture(session: 1)))
+    }
+
+    @Test func permissionDeniedLogsTheFix() {
+        var m = machine()
+        #expect(m.handle(.cameraChanged(.permissionDenied)).first == .log(.error, "camera interrupted: permission-denied; add the service user to group video"))
+    }
+
+    @Test func unplugMidSessionEndsItTorchOffWithTheErrorBeep() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        let effects = m.handle(.cameraChanged(.disconnected))
+        #expect(effects.contains(.stopCapture) && effects.contains(.setTorch(on: false)) && effects.contains(.feedback(.error)))
+        #expect(effects.last == .indicate(.cameraDisconnected))
+        #expect(m.torch == .off && m.phase == .idle && m.metrics.errors == 1)
+    }
+
+    @Test func repeatedCameraStateIsReportedOnce() {
+        var m = machine()
+        #expect(!m.handle(.cameraChanged(.inUse)).isEmpty)
+        #expect(m.handle(.cameraChanged(.inUse)).isEmpty)
+    }
+
+    @Test func longPressTogglesTheTorchWhenConfigured() {
+        var m = machine { $0.longPressAction = .torch; $0.longPressAfter = .milliseconds(800) }
+        let press = m.handle(.buttonPressed)
+        #expect(press.first == .startTimer(.longPress, after: .milliseconds(800)))
+        #expect(m.torch == .on)
+        #expect(m.handle(.timerFired(.longPress)) == [.setTorch(on: false)])
+        #expect(m.handle(.buttonReleased) == [.cancelTimer(.longPress)])
+        // Released before the timer: no toggle.
+        _ = m.handle(.buttonPressed) // cancels the session
+        _ = m.handle(.buttonReleased)
+        #expect(m.handle(.timerFired(.longPress)) == [])
+    }
+
+    @Test func settingsChangeApplies() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        var s = m.settings
+        s.torchMode = .off
+        #expect(m.handle(.settingsChanged(s)).first == .setTorch(on: false))
+        s.hasTorch = false
+        _ = m.handle(.settingsChanged(s))
+        #expect(m.torch == .unavailable)
+    }
+
+    @Test func stoppingTurnsEverythingOffAndIgnoresLaterEvents() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        let effects = m.handle(.stopping)
+        #expect(effects.first == .stopCapture && effects.last == .setTorch(on: false))
+        #expect(m.handle(.buttonPressed) == [])
+    }
+}
+
+@Suite struct PayloadTextTests {
+    @Test func controlCharactersAndEscapesNeverPassRaw() {
+        #expect(PayloadText.escaped("a\u{1B}[2Jb\r\nc\\d\u{85}") == "a\\x1B[2Jb\\x0D\\x0Ac\\\\d\\x85")
+        #expect(PayloadText.escaped("Ünïcödé") == "Ünïcödé")
+        #expect(PayloadText.escaped("x\u{202E}y") == "x\\u{202E}y")
+    }
+
+    @Test func binaryIsLatin1AndLossless() {
+        let bytes: [UInt8] = [0xFF, 0x00, 0x41]
+        #expect(PayloadText.decode(bytes) == "\u{FF}\u{00}A")
+        #expect(PayloadText.base64(bytes) == "/wBB")
+        #expect(PayloadText.base64(Array("hello".utf8)) == "aGVsbG8=")
+    }
+
+    @Test func jsonStringsStayOnOneLine() {
+        #expect(JSONText.string("a\"b\\c\nd\u{01}") == "\"a\\\"b\\\\c\\nd\\u0001\"")
+    }
+}

@@ -1,0 +1,97 @@
+import Decoding
+import Foundation
+import ImageLoading
+import InMemoryLogging
+import Logging
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import SimulatedHardware
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A kiosk on simulated hardware with a manual clock, a real pty for the serial output and an
+/// in-memory log.
+final class Harness: @unchecked Sendable {
+    let clock = ManualClock()
+    let trace = Trace()
+    let camera: SimulatedCamera<ManualClock>
+    let button = SimulatedButton()
+    let pty: PseudoTerminal
+    let hostFD: Int32
+    let logs = InMemoryLogHandler()
+    let runtime: KioskRuntime
+    private var runTask: Task<Void, Never>?
+
+    init(images: [String] = ["qr.png"], settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
+         outputs: ((PseudoTerminal) throws -> [any ResultOutput])? = nil) throws {
+        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: clock)
+        pty = try PseudoTerminal()
+        hostFD = open(pty.hostPath, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+        var s = KioskSettings()
+        s.hasTorch = torch
+        s.sessionTimeout = .seconds(5)
+        settings(&s)
+        let hardware = KioskHardware(
+            camera: camera, button: button, torch: torch ? SimulatedLine(name: "torch", trace: trace) : nil,
+            buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace))
+        let logs = self.logs
+        runtime = KioskRuntime(
+            hardware: hardware, tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder()),
+            outputs: try outputs?(pty) ?? [SerialOutput(port: pty), LogOutput(logger: Logger(label: "test") { _ in logs })], clock: clock,
+            logger: Logger(label: "test") { _ in logs })
+    }
+
+    deinit { close(hostFD) }
+
+    /// Starts the runtime and waits until it has looked at the camera.
+    func start() async throws {
+        let runtime = self.runtime
+        runTask = Task { await runtime.run() }
+        try await until("camera state known") { await runtime.status.camera != .starting }
+    }
+
+    func stop() async {
+        await runtime.stop()
+        await runTask?.value
+    }
+
+    /// Waits (bounded, real time) until `condition` holds.
+    func until(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
+        for _ in 0..<3000 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        Issue.record("timed out waiting for: \(what); trace: \(trace.all)")
+        throw CancellationError()
+    }
+
+    /// Advances the manual clock in frame-sized steps, letting tasks run in between.
+    func advance(_ total: Duration, step: Duration = .milliseconds(34)) async throws {
+        var left = total
+        while left > .zero {
+            let d = min(step, left)
+            clock.advance(by: d)
+            left -= d
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    var status: KioskStatus { get async { await runtime.status } }
+
+    private var receivedSoFar: [UInt8] = []
+
+    /// Everything the host end of the serial pty has received so far.
+    func hostReceived() -> String {
+        var out: [UInt8] = []
+        defer { receivedSoFar += out }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(hostFD, $0.baseAddress, $0.count) }
+            if n > 0 { out += buffer[0..<n] } else { break }
+        }
+        return String(decoding: receivedSoFar + out, as: UTF8.self)
+    }
+}
