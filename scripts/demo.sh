@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Sets up the machine and runs the demo: scand decoding the sample images.
+# Sets up the machine and runs the demo: the scand daemon on simulated hardware. The camera
+# plays samples/; press Enter to press the button; Ctrl-C stops. Extra arguments go to
+# `scand run` (e.g. --press-every 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build -c release --product scand
-.build/release/scand decode samples/*
+exec .build/release/scand run --config config/demo.toml "$@"

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `scand run` as a process: SIGHUP with a bad config keeps the old one, SIGTERM stops it.
+@Suite struct RunCommandTests {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func sighupWithABadConfigKeepsTheOldOneAndSigtermStopsGracefully() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        let status = dir.appendingPathComponent("status.json")
+        let good = """
+            hardware = "simulated"
+            [camera]
+            images = ["\(Fixture.path("qr.png"))"]
+            [gpio]
+            board = "simulated"
+            button = { pin = "GPIO17" }
+            torch = { pin = "GPIO27" }
+            [status]
+            file = "\(status.path)"
+            """
+        try good.write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = Run.scand
+        process.arguments = ["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        func statusJSON() -> [String: Any]? {
+            FileManager.default.contents(atPath: status.path).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        }
+        func waitFor(_ what: String, _ condition: () -> Bool) async throws {
+            for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(condition(), "\(what)")
+        }
+        try await waitFor("a good read") { (statusJSON()?["goodReads"] as? Int ?? 0) >= 1 }
+
+        try "hardware = \"simulated\"\n[scan]\nalphanumeric = \"later\"\n".write(to: config, atomically: true, encoding: .utf8)
+        kill(process.processIdentifier, SIGHUP)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(process.isRunning)
+        let readsBefore = statusJSON()?["goodReads"] as? Int ?? 0
+        try await waitFor("still reading with the old config") { (statusJSON()?["goodReads"] as? Int ?? 0) > readsBefore }
+
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("config reload rejected, keeping the running config"))
+        #expect(log.contains("scan.alphanumeric: \"later\" is not allowed"))
+        #expect(log.contains("stopped"))
+        #expect(statusJSON()?["torch"] as? String == "off")
+    }
+
+    @Test func checkConfigExitsNonZeroAndNamesTheLine() throws {
+        let run = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/scand.toml").path,
+                                 "--set", "torch.mode=bright"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("torch.mode: \"bright\" is not allowed; use one of: on, off"))
+        let ok = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path])
+        #expect(ok.status == 0 && ok.stdout.contains("ok"))
+    }
+}
