@@ -33,3 +33,10 @@ public enum JSONText {
         return String(rounded)
     }
 }
+
+extension Duration {
+    /// The duration in milliseconds, as a Double (for reports and JSON).
+    public var milliseconds: Double {
+        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
+    }
+}

@@ -58,7 +58,7 @@ struct KioskLatency: AsyncParsableCommand {
                 if n <= 0 { throw ValidationError("the serial pty closed") }
                 line += buffer[0..<n]
             }
-            latencies.append(Self.ms(clock.now - start))
+            latencies.append((clock.now - start).milliseconds)
             while await runtime.status.phase != "idle" { try await Task.sleep(for: .milliseconds(1)) }
         }
         await runtime.stop()
@@ -70,9 +70,5 @@ struct KioskLatency: AsyncParsableCommand {
         print(String(format: "press-to-serial median %.1f ms = %.2f frame periods; p99 %.1f ms = %.2f frame periods; min %.1f ms",
                      median, median / period, p99, p99 / period, latencies[0]))
         print("frames decoded \(await runtime.status.framesDecoded), dropped \(camera.droppedFrames)")
-    }
-
-    static func ms(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
     }
 }

@@ -71,7 +71,7 @@ enum DecodeReport {
                 + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
                 + "\"numericOnly\":\(s.numericOnly),\"corners\":[\(corners)]}"
         }
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let ms = elapsed.milliseconds
         return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"
     }
 
