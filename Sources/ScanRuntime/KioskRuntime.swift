@@ -72,6 +72,7 @@ public actor KioskRuntime {
     private var reopen: Task<Void, Never>?
     private var players: [String: Task<Void, Never>] = [:]
     private var statusPattern = Pattern.steady(.inactive)
+    private var flashing = false
     private var tasks: [Task<Void, Never>] = []
     private var framesDecoded = 0
     private var cameraReconnects = 0
@@ -116,6 +117,7 @@ public actor KioskRuntime {
         for task in tasks { task.cancel() }
         for (_, player) in players { player.cancel() }
         players = [:]
+        flashing = false
         try? hardware.buzzer?.set(.inactive)
         try? hardware.statusLED?.set(.inactive)
         hardware.camera.close()
@@ -164,11 +166,15 @@ public actor KioskRuntime {
         case .feedback(let feedback):
             logger.info("feedback \(feedback.rawValue)")
             if let p = patterns.buzzer[feedback] { play(hardware.buzzer, role: "buzzer", p) }
-            if let p = patterns.ledFlash[feedback] { play(hardware.statusLED, role: "status_led", p, then: statusPattern) }
+            if let p = patterns.ledFlash[feedback] {
+                flashing = true
+                play(hardware.statusLED, role: "status_led", p) { await $0.flashEnded() }
+            }
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")
             statusPattern = patterns.status[indication] ?? .steady(.inactive)
-            play(hardware.statusLED, role: "status_led", statusPattern)
+            // A running flash finishes first; the LED then shows the newest indication.
+            if !flashing { play(hardware.statusLED, role: "status_led", statusPattern) }
         case .deliver(let result):
             for output in outputs {
                 do { try output.deliver(result) } catch {
@@ -275,31 +281,32 @@ public actor KioskRuntime {
 
     // MARK: - Patterns
 
-    /// Plays `pattern` on `line`, then `then` (the status LED returns to its indication).
-    private func play(_ line: (any OutputLine)?, role: String, _ pattern: Pattern, then: Pattern? = nil) {
-        guard let line else { return }
+    /// Plays `pattern` on `line` (repeating if it repeats), then calls `done` on the runtime.
+    private func play(_ line: (any OutputLine)?, role: String, _ pattern: Pattern,
+                      done: (@Sendable (isolated KioskRuntime) async -> Void)? = nil) {
+        guard let line else { flashing = false; return }
         players[role]?.cancel()
         let clock = self.clock
         let logger = self.logger
-        players[role] = Task {
-            var current = pattern
-            while !Task.isCancelled {
-                for step in current.steps {
+        players[role] = Task { [weak self] in
+            repeat {
+                for step in pattern.steps {
                     if Task.isCancelled { return }
                     do { try line.set(step.value) } catch { logger.error("\(role): \(error)"); return }
                     if step.duration > .zero {
                         do { try await clock.sleep(for: step.duration) } catch { return }
                     }
                 }
-                if current.repeats { continue }
-                guard let next = then, next != current else { return }
-                current = next
-                if !next.repeats && next.steps.count == 1 {
-                    try? line.set(next.steps[0].value)
-                    return
-                }
-            }
+            } while pattern.repeats && !Task.isCancelled
+            if let done, !Task.isCancelled, let self { await done(self) }
         }
+    }
+
+    /// The good-read flash is over: the status LED shows the current indication again.
+    private func flashEnded() {
+        flashing = false
+        guard !stopped else { return }
+        play(hardware.statusLED, role: "status_led", statusPattern)
     }
 
     // MARK: - Mapping

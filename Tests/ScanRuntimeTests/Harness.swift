@@ -79,6 +79,21 @@ final class Harness: @unchecked Sendable {
         }
     }
 
+    /// Advances the clock step by step (at most `limit` in all) until `condition` holds: for
+    /// timed patterns whose tasks may lag a step behind the clock.
+    func advance(until what: String, limit: Duration = .seconds(3), step: Duration = .milliseconds(20),
+                 _ condition: @Sendable () async -> Bool) async throws {
+        var spent = Duration.zero
+        while !(await condition()) {
+            guard spent < limit else {
+                Issue.record("clock advanced \(limit) without: \(what); trace: \(trace.all)")
+                throw CancellationError()
+            }
+            try await advance(step, step: step)
+            spent += step
+        }
+    }
+
     var status: KioskStatus { get async { await runtime.status } }
 
     private var receivedSoFar: [UInt8] = []

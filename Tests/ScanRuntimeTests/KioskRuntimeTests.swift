@@ -18,12 +18,16 @@ import Testing
         try await h.until("scanning") { h.camera.isStreaming }
         try await h.advance(.milliseconds(34))
         try await h.until("good read") { await h.status.metrics.goodReads == 1 }
+        let mark = max(0, h.trace.of("status_led").count - 1)
         try await h.until("bytes on the pty") { h.hostReceived().hasSuffix("\r\n") }
-        try await h.advance(.milliseconds(400))
         #expect(h.trace.of("torch") == ["inactive", "inactive", "active", "inactive"])
+        try await h.advance(until: "beep ended") { h.trace.of("buzzer").count >= 2 }
         #expect(h.trace.of("buzzer").prefix(2) == ["active", "inactive"])
-        // The LED flash: three quick flashes during the good-read animation.
-        #expect(h.trace.of("status_led").filter { $0 == "active" }.count >= 3)
+        // The LED flash: three quick flashes during the good-read animation, then steady "ready".
+        try await h.advance(until: "flash played") {
+            h.trace.of("status_led").dropFirst(mark).filter { $0 == "active" }.count >= 4
+        }
+        #expect(h.trace.of("status_led").last == "active")
         #expect(!h.camera.isStreaming)
         let status = await h.status
         #expect(status.torch == .off && status.metrics.presses == 1 && status.metrics.torchOn == 1)
@@ -64,7 +68,7 @@ import Testing
         try await h.until("scanning") { h.camera.isStreaming }
         try await h.advance(.milliseconds(1100), step: .milliseconds(100))
         try await h.until("closed without scan") { await h.status.metrics.closedWithoutScan == 1 }
-        try await h.advance(.seconds(1), step: .milliseconds(50))
+        try await h.advance(until: "no-read pattern") { h.trace.of("buzzer").count >= 4 }
         #expect(h.trace.of("buzzer").prefix(4) == ["active", "inactive", "active", "inactive"])
         #expect(h.trace.of("torch").last == "inactive")
         #expect(!h.camera.isStreaming)
@@ -96,8 +100,7 @@ import Testing
         #expect(await h.status.metrics.errors == 1)
         #expect(h.logs.entries.contains { $0.message.description.contains("camera interrupted: disconnected") })
         h.camera.plugIn()
-        try await h.advance(.seconds(1), step: .milliseconds(250))
-        try await h.until("available again") { await h.status.camera == .available }
+        try await h.advance(until: "available again", limit: .seconds(10), step: .milliseconds(250)) { await h.status.camera == .available }
         #expect(await h.status.cameraReconnects == 1)
         h.button.release()
         h.button.press()
@@ -114,12 +117,11 @@ import Testing
         #expect(await h.status.camera == .inUse)
         h.button.click()
         try await h.until("error counted") { await h.status.metrics.errors == 1 }
-        try await h.advance(.milliseconds(500), step: .milliseconds(50))
+        try await h.advance(until: "error pattern") { h.trace.of("buzzer").count >= 6 }
         #expect(h.trace.of("buzzer").prefix(6) == ["active", "inactive", "active", "inactive", "active", "inactive"])
         #expect(h.logs.entries.contains { $0.message.description.contains("camera in-use") })
         h.camera.plugIn()
-        try await h.advance(.seconds(5), step: .milliseconds(500))
-        try await h.until("recovered") { await h.status.camera == .available }
+        try await h.advance(until: "recovered", limit: .seconds(10), step: .milliseconds(250)) { await h.status.camera == .available }
         await h.stop()
     }
 
