@@ -43,6 +43,29 @@ static const uint32_t scand_V4L2_PIX_FMT_MJPEG = V4L2_PIX_FMT_MJPEG;
 static const uint32_t scand_V4L2_PIX_FMT_JPEG = V4L2_PIX_FMT_JPEG;
 static const uint32_t scand_V4L2_PIX_FMT_RGB24 = V4L2_PIX_FMT_RGB24;
 
+static const uint32_t scand_V4L2_CID_BRIGHTNESS = V4L2_CID_BRIGHTNESS;
+static const uint32_t scand_V4L2_CID_CONTRAST = V4L2_CID_CONTRAST;
+static const uint32_t scand_V4L2_CID_GAIN = V4L2_CID_GAIN;
+static const uint32_t scand_V4L2_CID_SHARPNESS = V4L2_CID_SHARPNESS;
+static const uint32_t scand_V4L2_CID_POWER_LINE_FREQUENCY = V4L2_CID_POWER_LINE_FREQUENCY;
+static const uint32_t scand_V4L2_CID_AUTO_WHITE_BALANCE = V4L2_CID_AUTO_WHITE_BALANCE;
+static const uint32_t scand_V4L2_CID_EXPOSURE_AUTO = V4L2_CID_EXPOSURE_AUTO;
+static const uint32_t scand_V4L2_CID_EXPOSURE_ABSOLUTE = V4L2_CID_EXPOSURE_ABSOLUTE;
+static const uint32_t scand_V4L2_CID_FOCUS_AUTO = V4L2_CID_FOCUS_AUTO;
+static const uint32_t scand_V4L2_CID_FOCUS_ABSOLUTE = V4L2_CID_FOCUS_ABSOLUTE;
+static const uint32_t scand_V4L2_CTRL_FLAG_NEXT_CTRL = V4L2_CTRL_FLAG_NEXT_CTRL;
+
+/// mmap(2) of a buffer for reading.
+static inline void *scand_mmap_read(int fd, size_t length, long offset) {
+    void *p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)offset);
+    return p == MAP_FAILED ? NULL : p;
+}
+/// v4l2_mmap from libv4l2 (buffers of converted frames).
+static inline void *scand_v4l2_mmap_read(int fd, size_t length, long offset) {
+    void *p = v4l2_mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (int64_t)offset);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 /// ioctl(2) with one pointer argument.
 static inline int scand_ioctl(int fd, unsigned long request, void *arg) {
     return ioctl(fd, request, arg);

@@ -17,6 +17,9 @@ public struct Syscalls: @unchecked Sendable {
     public var read: (_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int
     public var write: (_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int
     public var poll: (_ fds: UnsafeMutablePointer<pollfd>?, _ count: Int, _ timeoutMs: Int32) -> Int32
+    /// Maps `length` bytes of a device at `offset`; nil on failure (errno set).
+    public var mmap: (_ fd: Int32, _ length: Int, _ offset: Int) -> UnsafeMutableRawPointer?
+    public var munmap: (_ address: UnsafeMutableRawPointer, _ length: Int) -> Int32
     public var errno: () -> Int32
 
     /// The real kernel.
@@ -27,6 +30,22 @@ public struct Syscalls: @unchecked Sendable {
         read: { Glibc.read($0, $1, $2) },
         write: { Glibc.write($0, $1, $2) },
         poll: { Glibc.poll($0, nfds_t($1), $2) },
+        mmap: { scand_mmap_read($0, $1, $2) },
+        munmap: { Glibc.munmap($0, $1) },
+        errno: { Glibc.errno }
+    )
+
+    /// The kernel through libv4l2, which converts pixel formats the camera offers into ones it
+    /// does not (the fallback when a camera has none of scand's formats).
+    public static let libv4l2 = Syscalls(
+        open: { path, flags in scand_v4l2_open(path, flags) },
+        close: { v4l2_close($0) },
+        ioctl: { fd, request, arg in scand_v4l2_ioctl(fd, request, arg) },
+        read: { Glibc.read($0, $1, $2) },
+        write: { Glibc.write($0, $1, $2) },
+        poll: { Glibc.poll($0, nfds_t($1), $2) },
+        mmap: { scand_v4l2_mmap_read($0, $1, $2) },
+        munmap: { v4l2_munmap($0, $1) },
         errno: { Glibc.errno }
     )
 

@@ -30,3 +30,4 @@ qrencode -8 -s 6 -m 4 -r /tmp/scand-binary.bin -o binary-qr.png
 /usr/bin/convert ean8.png -colorspace Gray pgm:ean8.pgm
 head -c 600 ean13.jpg > truncated.jpg
 printf 'this is not an image\n' > not-an-image.txt
+/usr/bin/convert -size 16x8 xc:black -fill white -draw "rectangle 8,0 15,7" -colorspace Gray -quality 95 gradient-16x8.jpg

@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+private final class ThreadBody {
+    let run: () -> Void
+    init(_ run: @escaping () -> Void) { self.run = run }
+}
+
+/// Runs `body` on a detached thread of its own: for loops that block in poll(2), which must not
+/// hold one of the few threads of Swift's cooperative pool.
+func spawnThread(_ body: @escaping @Sendable () -> Void) {
+    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    var thread = pthread_t()
+    let rc = pthread_create(&thread, nil, { arg in
+        let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
+        body.run()
+        return nil
+    }, box)
+    if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
+}
+
+/// A pipe whose both ends are close-on-exec and non-blocking: a thread's wake-up call.
+func makeWakePipe() -> (read: Int32, write: Int32)? {
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { return nil }
+    for fd in fds {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return (fds[0], fds[1])
+}
+
+/// A value behind a pthread mutex, for state shared between a driver's thread and its callers
+/// (continuations included, which `Mutex`'s region checks do not let escape).
+final class Locked<State>: @unchecked Sendable {
+    private var state: State
+    private var mutex = pthread_mutex_t()
+
+    init(_ state: State) {
+        self.state = state
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&state)
+    }
+}

@@ -1,0 +1,235 @@
+import CV4L2
+import ScanHardware
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the camera should deliver. Width, height and rate are requests; the driver may adjust them.
+public struct CameraSettings: Sendable, Equatable {
+    /// Device path or stable name (`/dev/v4l/by-id/...`).
+    public var device: String
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// Formats to try, in order; the first the camera offers wins.
+    public var formats: [CaptureFormat] = CaptureFormat.preference
+    /// When the camera offers none of `formats`: let libv4l2 convert to planar YUV.
+    public var allowConversion = true
+    /// Controls by name (see `CameraControl`), applied after the format is set.
+    public var controls: [String: Int] = [:]
+    /// mmap buffers in the ring (3 or more: one may be held by the decoder).
+    public var buffers = 4
+    /// A stream that gives no frame this long is reported as timed out.
+    public var stallTimeoutMs: Int32 = 5000
+
+    public init(device: String, width: Int, height: Int, fps: Int) {
+        self.device = device
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
+}
+
+/// The camera controls scand sets by name.
+public enum CameraControl {
+    public static let ids: [String: UInt32] = [
+        "brightness": scand_V4L2_CID_BRIGHTNESS, "contrast": scand_V4L2_CID_CONTRAST, "gain": scand_V4L2_CID_GAIN,
+        "sharpness": scand_V4L2_CID_SHARPNESS, "power_line_frequency": scand_V4L2_CID_POWER_LINE_FREQUENCY,
+        "white_balance_auto": scand_V4L2_CID_AUTO_WHITE_BALANCE, "exposure_auto": scand_V4L2_CID_EXPOSURE_AUTO,
+        "exposure_absolute": scand_V4L2_CID_EXPOSURE_ABSOLUTE, "focus_auto": scand_V4L2_CID_FOCUS_AUTO,
+        "focus_absolute": scand_V4L2_CID_FOCUS_ABSOLUTE,
+    ]
+}
+
+/// A V4L2 capture device: format negotiation, mmap streaming from a small buffer ring, and a
+/// reader thread that blocks in poll(2) and keeps only the newest frame (older ones are requeued
+/// and counted as dropped). GREY and planar YUV frames reach the decoder without a copy; their
+/// buffer goes back to the driver when the last copy of the frame is gone.
+public final class V4L2Camera: FrameSource, @unchecked Sendable {
+    public var name: String { settings.device }
+    public let settings: CameraSettings
+    private let direct: Syscalls
+
+    /// What `open()` negotiated.
+    public struct Negotiated: Sendable, Equatable {
+        public var format: CaptureFormat
+        public var width: Int
+        public var height: Int
+        public var bytesPerLine: Int
+        public var sizeImage: Int
+        /// Whether libv4l2 converts the camera's format.
+        public var converted: Bool
+        /// Controls that could not be set, with the reason.
+        public var controlProblems: [String]
+    }
+
+    private struct State {
+        var fd: Int32 = -1
+        var sys: Syscalls
+        var negotiated: Negotiated?
+        var stream: Stream?
+        var dropped = 0
+    }
+    private let state: Mutex<State>
+
+    public init(settings: CameraSettings, syscalls: Syscalls = .system) {
+        self.settings = settings
+        self.direct = syscalls
+        self.state = Mutex(State(sys: syscalls))
+    }
+
+    deinit { close() }
+
+    /// The format and size in use, once open.
+    public var negotiated: Negotiated? { state.withLock { $0.negotiated } }
+
+    public var droppedFrames: Int { state.withLock { $0.dropped + ($0.stream?.dropped ?? 0) } }
+
+    // MARK: Open and negotiate
+
+    public func open() throws {
+        close()
+        let (fd, sys, negotiated) = try openAndNegotiate()
+        state.withLock { $0.fd = fd; $0.sys = sys; $0.negotiated = negotiated }
+    }
+
+    private func openAndNegotiate() throws -> (Int32, Syscalls, Negotiated) {
+        let device = settings.device
+        var sys = direct
+        var fd = try sys.check("open", device: device, hint: Hints.camera) { sys.open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+        do {
+            try checkCapabilities(fd, sys)
+            let offered = try enumerateFormats(fd, sys)
+            var converted = false
+            var choice = settings.formats.first { offered.contains($0.fourcc) }
+            if choice == nil {
+                guard settings.allowConversion else {
+                    throw HardwareError(.invalidFormat, operation: "VIDIOC_ENUM_FMT", device: device,
+                                        hint: "the camera offers \(offered.map(fourccString).joined(separator: ", ")); scand takes \(settings.formats.map(\.rawValue).joined(separator: ", "))")
+                }
+                _ = sys.close(fd)
+                sys = .libv4l2
+                let libv4l2 = sys
+                fd = try sys.check("v4l2_open", device: device, hint: Hints.camera) { libv4l2.open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
+                choice = .yu12
+                converted = true
+            }
+            var negotiated = try setFormat(fd, sys, choice!)
+            negotiated.converted = converted
+            setFrameRate(fd, sys)
+            negotiated.controlProblems = applyControls(fd, sys)
+            return (fd, sys, negotiated)
+        } catch {
+            _ = sys.close(fd)
+            throw error
+        }
+    }
+
+    private func checkCapabilities(_ fd: Int32, _ sys: Syscalls) throws(HardwareError) {
+        var cap = v4l2_capability()
+        try sys.check("VIDIOC_QUERYCAP", device: settings.device, hint: Hints.camera) { sys.ioctl(fd, scand_VIDIOC_QUERYCAP, &cap) }
+        let caps = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? cap.device_caps : cap.capabilities
+        guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 else {
+            throw HardwareError(.invalidFormat, operation: "VIDIOC_QUERYCAP", device: settings.device,
+                                hint: "not a video capture device (a metadata or output node?); `scand probe` lists cameras")
+        }
+        guard caps & UInt32(V4L2_CAP_STREAMING) != 0 else {
+            throw HardwareError(.invalidFormat, operation: "VIDIOC_QUERYCAP", device: settings.device, hint: "the device cannot stream (no mmap I/O)")
+        }
+    }
+
+    private func enumerateFormats(_ fd: Int32, _ sys: Syscalls) throws(HardwareError) -> [UInt32] {
+        var out: [UInt32] = []
+        for index in 0..<64 {
+            var desc = v4l2_fmtdesc()
+            desc.index = UInt32(index)
+            desc.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            if sys.ioctl(fd, scand_VIDIOC_ENUM_FMT, &desc) < 0 {
+                let code = sys.errno()
+                if code == EINVAL { break }
+                if code == EINTR { continue }
+                throw HardwareError(HardwareError.kind(forErrno: code), operation: "VIDIOC_ENUM_FMT", device: settings.device, errno: code)
+            }
+            out.append(desc.pixelformat)
+        }
+        return out
+    }
+
+    private func setFormat(_ fd: Int32, _ sys: Syscalls, _ format: CaptureFormat) throws(HardwareError) -> Negotiated {
+        var fmt = v4l2_format()
+        fmt.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        fmt.fmt.pix.width = UInt32(settings.width)
+        fmt.fmt.pix.height = UInt32(settings.height)
+        fmt.fmt.pix.pixelformat = format.fourcc
+        fmt.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        try sys.check("VIDIOC_S_FMT", device: settings.device, hint: Hints.camera) { sys.ioctl(fd, scand_VIDIOC_S_FMT, &fmt) }
+        let pix = fmt.fmt.pix
+        guard let got = CaptureFormat(fourcc: pix.pixelformat), pix.width > 0, pix.height > 0 else {
+            throw HardwareError(.invalidFormat, operation: "VIDIOC_S_FMT", device: settings.device,
+                                hint: "asked for \(format.rawValue), the driver set \(fourccString(pix.pixelformat))")
+        }
+        let width = Int(pix.width), height = Int(pix.height)
+        let minLine = got == .yuyv || got == .uyvy ? width * 2 : width
+        let bytesPerLine = max(Int(pix.bytesperline), got == .mjpeg || got == .jpeg ? 0 : minLine)
+        return Negotiated(format: got, width: width, height: height, bytesPerLine: bytesPerLine,
+                          sizeImage: Int(pix.sizeimage), converted: false, controlProblems: [])
+    }
+
+    private func setFrameRate(_ fd: Int32, _ sys: Syscalls) {
+        var parm = v4l2_streamparm()
+        parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        parm.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: UInt32(max(1, settings.fps)))
+        _ = sys.ioctl(fd, scand_VIDIOC_S_PARM, &parm) // a camera without rate control keeps its own
+    }
+
+    private func applyControls(_ fd: Int32, _ sys: Syscalls) -> [String] {
+        var problems: [String] = []
+        // Auto modes first, so that absolute values are accepted afterwards.
+        for (name, value) in settings.controls.sorted(by: { ($0.key.hasSuffix("_auto") ? 0 : 1, $0.key) < ($1.key.hasSuffix("_auto") ? 0 : 1, $1.key) }) {
+            guard let id = CameraControl.ids[name] else { problems.append("\(name): unknown control"); continue }
+            var control = v4l2_control(id: id, value: Int32(clamping: value))
+            if sys.ioctl(fd, scand_VIDIOC_S_CTRL, &control) < 0 {
+                problems.append("\(name)=\(value): VIDIOC_S_CTRL: \(ErrnoName.name(sys.errno()))")
+            }
+        }
+        return problems
+    }
+
+    public func close() {
+        let (fd, sys, stream) = state.withLock { s -> (Int32, Syscalls, Stream?) in
+            defer { s.fd = -1; s.dropped += s.stream?.dropped ?? 0; s.stream = nil }
+            return (s.fd, s.sys, s.stream)
+        }
+        stream?.stop()
+        if fd >= 0 { _ = sys.close(fd) }
+    }
+
+    // MARK: Streaming
+
+    public func startCapture() throws {
+        let (fd, sys, negotiated) = state.withLock { ($0.fd, $0.sys, $0.negotiated) }
+        guard fd >= 0, let negotiated else {
+            throw HardwareError(.disconnected, operation: "VIDIOC_STREAMON", device: settings.device, errno: EBADF, hint: "the camera is not open")
+        }
+        stopCapture()
+        let stream = try Stream(fd: fd, sys: sys, device: settings.device, format: negotiated, buffers: max(3, settings.buffers),
+                                stallTimeoutMs: settings.stallTimeoutMs)
+        state.withLock { $0.stream = stream }
+    }
+
+    public func stopCapture() {
+        let stream = state.withLock { s -> Stream? in
+            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil }
+            return s.stream
+        }
+        stream?.stop()
+    }
+
+    public func nextFrame() async throws -> GrayFrame {
+        guard let stream = state.withLock({ $0.stream }) else {
+            throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: settings.device, errno: ENODEV, hint: "not streaming")
+        }
+        return try await stream.next()
+    }
+}

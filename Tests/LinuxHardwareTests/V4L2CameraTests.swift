@@ -1,0 +1,190 @@
+import CV4L2
+@testable import LinuxHardware
+import ScanHardware
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct V4L2CameraTests {
+    func camera(_ fake: FakeV4L2, width: Int = 8, height: Int = 4, _ configure: (inout CameraSettings) -> Void = { _ in }) -> V4L2Camera {
+        var s = CameraSettings(device: "/dev/video9", width: width, height: height, fps: 30)
+        s.stallTimeoutMs = 2000
+        configure(&s)
+        return V4L2Camera(settings: s, syscalls: fake.syscalls)
+    }
+
+    @Test func negotiationTakesTheFirstPreferredFormatOffered() throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_MJPEG, scand_V4L2_PIX_FMT_YUYV] }
+        let cam = camera(fake)
+        try cam.open()
+        #expect(cam.negotiated?.format == .yuyv)
+        #expect(cam.negotiated?.bytesPerLine == 16)
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_MJPEG, scand_V4L2_PIX_FMT_NV12, scand_V4L2_PIX_FMT_GREY] }
+        try cam.open()
+        #expect(cam.negotiated?.format == .grey)
+        let mjpegFirst = camera(fake) { $0.formats = [.mjpeg, .yuyv] }
+        try mjpegFirst.open()
+        #expect(mjpegFirst.negotiated?.format == .mjpeg)
+    }
+
+    @Test func noUsableFormatWithoutConversionIsAClearError() {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [0x3231_5652] } // 'RV12'
+        let cam = camera(fake) { $0.allowConversion = false }
+        #expect { try cam.open() } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .invalidFormat && e?.operation == "VIDIOC_ENUM_FMT" && e?.description.contains("RV12") == true
+        }
+        #expect(fake.state.withLock { $0.closed }, "the fd is closed on the error path")
+    }
+
+    @Test func driverThatSetsAnotherFormatIsRejected() {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.forcedFormat = 0x3231_5652 }
+        #expect { try camera(fake).open() } throws: { ($0 as? HardwareError)?.operation == "VIDIOC_S_FMT" }
+    }
+
+    @Test func notACaptureDeviceIsSaid() {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.capabilities = UInt32(V4L2_CAP_STREAMING) }
+        #expect { try camera(fake).open() } throws: { ($0 as? HardwareError)?.description.contains("not a video capture device") == true }
+    }
+
+    static let errnoCases: [(call: String, errno: Int32, kind: HardwareError.Kind)] = [
+        ("open", ENOENT, .notFound), ("open", EACCES, .permissionDenied), ("open", EBUSY, .busy),
+        ("VIDIOC_S_FMT", EBUSY, .busy),
+    ]
+
+    @Test("errors map to the kiosk's camera states", arguments: errnoCases)
+    func errnoMapping(call: String, errno: Int32, kind: HardwareError.Kind) {
+        let fake = FakeV4L2()
+        fake.fail(call, with: errno)
+        #expect { try camera(fake).open() } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == kind && e?.operation == call && e?.errno == errno && e?.device == "/dev/video9"
+        }
+    }
+
+    @Test func permissionDeniedCarriesTheFix() {
+        let fake = FakeV4L2()
+        fake.fail("open", with: EACCES)
+        do { try camera(fake).open() } catch {
+            #expect("\(error)" == "permission denied on /dev/video9 (open: EACCES); add the service user to group video (usermod -aG video scand)")
+        }
+    }
+
+    @Test func busyAtReqbufsIsInUse() throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake)
+        try cam.open()
+        fake.fail("VIDIOC_REQBUFS", with: EBUSY)
+        #expect { try cam.startCapture() } throws: { ($0 as? HardwareError)?.kind == .busy }
+    }
+
+    @Test func controlsAreSetByNameAndUnknownOnesReported() throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake) { $0.controls = ["focus_auto": 0, "focus_absolute": 40, "zoom": 3] }
+        try cam.open()
+        #expect(fake.state.withLock { $0.controls[scand_V4L2_CID_FOCUS_ABSOLUTE] } == 40)
+        #expect(fake.state.withLock { $0.controls[scand_V4L2_CID_FOCUS_AUTO] } == 0)
+        #expect(cam.negotiated?.controlProblems == ["zoom: unknown control"])
+    }
+
+    @Test func yuyvFramesBecomeTheirLumaPlane() async throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake, width: 4, height: 2)
+        try cam.open()
+        try cam.startCapture()
+        // Y0 U Y1 V ... : luma 10,20,30,40 / 50,60,70,80
+        fake.push([10, 1, 20, 2, 30, 3, 40, 4, 50, 5, 60, 6, 70, 7, 80, 8])
+        let frame = try await cam.nextFrame()
+        #expect(frame.width == 4 && frame.height == 2)
+        #expect(frame.packedPixels() == [10, 20, 30, 40, 50, 60, 70, 80])
+        cam.stopCapture()
+    }
+
+    @Test func greyAndNV12FramesAreBorrowedAndTheBufferRequeuedWhenReleased() async throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_NV12] }
+        let cam = camera(fake, width: 4, height: 2)
+        try cam.open()
+        #expect(cam.negotiated?.format == .nv12)
+        try cam.startCapture()
+        let queuedAtStart = fake.state.withLock { $0.qbufCount }
+        fake.push([1, 2, 3, 4, 5, 6, 7, 8, 128, 128, 128, 128])
+        var frame: GrayFrame? = try await cam.nextFrame()
+        #expect(frame?.packedPixels() == [1, 2, 3, 4, 5, 6, 7, 8])
+        #expect(fake.state.withLock { $0.qbufCount } == queuedAtStart, "held while the frame lives")
+        frame = nil
+        #expect(fake.state.withLock { $0.qbufCount } == queuedAtStart + 1, "requeued when released")
+        cam.stopCapture()
+    }
+
+    @Test func newestFrameWinsAndOlderOnesAreCountedAsDropped() async throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_GREY] }
+        let cam = camera(fake, width: 2, height: 1)
+        try cam.open()
+        try cam.startCapture()
+        fake.push([1, 1]); fake.push([2, 2]); fake.push([3, 3])
+        for _ in 0..<200 where cam.droppedFrames < 2 { try await Task.sleep(for: .milliseconds(2)) }
+        let frame = try await cam.nextFrame()
+        #expect(frame.packedPixels() == [3, 3])
+        #expect(cam.droppedFrames == 2)
+        cam.stopCapture()
+    }
+
+    @Test func mjpegFramesAreDecodedToGray() async throws {
+        let jpeg = try #require(FixtureJPEG.bytes)
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_MJPEG] }
+        let cam = camera(fake, width: 16, height: 8)
+        try cam.open()
+        try cam.startCapture()
+        fake.push(Array("not a jpeg at all".utf8)) // corrupt: dropped, not fatal
+        fake.push(jpeg)
+        let frame = try await cam.nextFrame()
+        #expect(frame.width == 16 && frame.height == 8)
+        #expect(frame[0, 0] < 40 && frame[15, 0] > 215, "dark left, light right")
+        cam.stopCapture()
+    }
+
+    @Test func enodevMidStreamIsADisconnect() async throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake, width: 4, height: 2)
+        try cam.open()
+        try cam.startCapture()
+        fake.fail("VIDIOC_DQBUF", with: ENODEV)
+        fake.push([UInt8](repeating: 0, count: 16))
+        await #expect { _ = try await cam.nextFrame() } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .disconnected && e?.operation == "VIDIOC_DQBUF"
+        }
+    }
+
+    @Test func stopCaptureWakesAWaiter() async throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake, width: 4, height: 2)
+        try cam.open()
+        try cam.startCapture()
+        let waiter = Task { try await cam.nextFrame() }
+        try await Task.sleep(for: .milliseconds(20))
+        cam.stopCapture()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+    }
+}
+
+/// A 16x8 JPEG, black on the left half and white on the right (Tests/Fixtures/make-fixtures.sh).
+enum FixtureJPEG {
+    static var bytes: [UInt8]? {
+        let path = Fixture.path("gradient-16x8.jpg")
+        guard let f = fopen(path, "rb") else { return nil }
+        defer { fclose(f) }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while true { let n = fread(&buf, 1, 4096, f); if n <= 0 { break }; out += buf[0..<n] }
+        return out
+    }
+}
