@@ -63,7 +63,7 @@ let package = Package(
             dependencies: ["ScanRuntime", "SimulatedHardware", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanHardware", "CV4L2"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(name: "CLITests", dependencies: ["scand"]),
     ]
 )

@@ -1,60 +1,123 @@
 import ScanHardware
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A serial port through termios: raw 8N1 at a standard baud rate, no flow control.
+/// How a serial line is framed.
+public struct SerialSettings: Sendable, Equatable {
+    public enum Parity: String, Sendable, CaseIterable { case none, even, odd }
+    public enum FlowControl: String, Sendable, CaseIterable { case none, rtscts = "rts-cts" }
+    public var baud: Int
+    public var dataBits: Int = 8
+    public var parity: Parity = .none
+    public var stopBits: Int = 1
+    public var flowControl: FlowControl = .none
+    /// How long a write may wait for room before it gives up.
+    public var writeTimeout: Duration = .milliseconds(500)
+
+    public init(baud: Int) { self.baud = baud }
+
+    public static let bauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
+}
+
+/// A serial port through termios: raw mode with the configured framing.
 ///
 /// Writes are bounded by `writeTimeout` (poll for POLLOUT, never an unbounded block). A port
 /// that disappears (a USB-serial adapter unplugged: EIO/ENODEV) is closed and reopened on the
-/// next write; until it is back, writes throw `.disconnected` or `.notFound`.
+/// next write; until it is back, writes throw `.disconnected` or `.notFound`. Bytes from the host
+/// arrive on `received()`, read by a thread blocked in poll(2).
 public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     public let name: String
     private let path: String
-    private let baud: Int
-    private let writeTimeoutMs: Int32
+    private let settings: SerialSettings
     private let sys: Syscalls
-    private var fd: Int32 = -1
+    private let fd = Mutex<Int32>(-1)
+    private let wake: (read: Int32, write: Int32)
+    private let stream: AsyncStream<[UInt8]>
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let reading = Mutex(false)
 
-    /// Opens `path` at `baud`. Throws `HardwareError` naming the failing call.
-    public init(path: String, baud: Int, writeTimeout: Duration = .milliseconds(500), syscalls: Syscalls = .system) throws {
+    /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call.
+    public init(path: String, settings: SerialSettings, syscalls: Syscalls = .system) throws {
         self.path = path
         self.name = path
-        self.baud = baud
+        self.settings = settings
         self.sys = syscalls
-        let c = writeTimeout.components
-        self.writeTimeoutMs = Int32(c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000)
-        guard Self.speed(baud) != nil else {
-            throw HardwareError(.invalidFormat, operation: "cfsetspeed", device: path, errno: EINVAL, hint: "unsupported baud rate \(baud)")
+        guard Self.speed(settings.baud) != nil else {
+            throw HardwareError(.invalidFormat, operation: "cfsetspeed", device: path, errno: EINVAL, hint: "unsupported baud rate \(settings.baud)")
         }
-        try reopen()
+        guard (5...8).contains(settings.dataBits), (1...2).contains(settings.stopBits) else {
+            throw HardwareError(.invalidFormat, operation: "tcsetattr", device: path, errno: EINVAL, hint: "data bits 5-8, stop bits 1-2")
+        }
+        guard let pipe = makeWakePipe() else { throw HardwareError(.other, operation: "pipe", device: path, errno: errno) }
+        wake = pipe
+        (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        do { try reopen() } catch { close(pipe.read); close(pipe.write); throw error }
     }
 
-    deinit { if fd >= 0 { _ = sys.close(fd) } }
+    /// 8N1 at `baud`, no flow control.
+    public convenience init(path: String, baud: Int) throws {
+        try self.init(path: path, settings: SerialSettings(baud: baud))
+    }
+
+    deinit {
+        _ = Glibc.write(wake.write, "x", 1)
+        if !reading.withLock({ $0 }) { close(wake.read) }
+        close(wake.write)
+        let current = fd.withLock { $0 }
+        if current >= 0 { _ = sys.close(current) }
+        continuation.finish()
+    }
 
     private func reopen() throws(HardwareError) {
-        if fd >= 0 { _ = sys.close(fd); fd = -1 }
-        let newFD = try sys.check("open", device: path, hint: Hints.serial) {
-            sys.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-        }
+        let old = fd.withLock { f -> Int32 in defer { f = -1 }; return f }
+        if old >= 0 { _ = sys.close(old) }
+        let sys = self.sys, path = self.path
+        let newFD = try sys.check("open", device: path, hint: Hints.serial) { sys.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         var t = termios()
         do {
             try sys.check("tcgetattr", device: path) { tcgetattr(newFD, &t) }
-            cfmakeraw(&t)
-            t.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
-            t.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(CRTSCTS))
-            _ = cfsetispeed(&t, Self.speed(baud)!)
-            _ = cfsetospeed(&t, Self.speed(baud)!)
+            Self.configure(&t, settings)
             try sys.check("tcsetattr", device: path) { tcsetattr(newFD, TCSANOW, &t) }
         } catch {
             _ = sys.close(newFD)
             throw error
         }
-        fd = newFD
+        fd.withLock { $0 = newFD }
+    }
+
+    /// Raw mode with the framing of `s`.
+    static func configure(_ t: inout termios, _ s: SerialSettings) {
+        cfmakeraw(&t)
+        t.c_cflag &= ~(tcflag_t(CSIZE) | tcflag_t(CSTOPB) | tcflag_t(PARENB) | tcflag_t(PARODD) | tcflag_t(CRTSCTS))
+        t.c_cflag |= tcflag_t(CLOCAL) | tcflag_t(CREAD)
+        switch s.dataBits {
+        case 5: t.c_cflag |= tcflag_t(CS5)
+        case 6: t.c_cflag |= tcflag_t(CS6)
+        case 7: t.c_cflag |= tcflag_t(CS7)
+        default: t.c_cflag |= tcflag_t(CS8)
+        }
+        if s.stopBits == 2 { t.c_cflag |= tcflag_t(CSTOPB) }
+        switch s.parity {
+        case .none: break
+        case .even: t.c_cflag |= tcflag_t(PARENB)
+        case .odd: t.c_cflag |= tcflag_t(PARENB) | tcflag_t(PARODD)
+        }
+        if s.flowControl == .rtscts { t.c_cflag |= tcflag_t(CRTSCTS) }
+        t.c_cc.6 = 0 // VMIN
+        t.c_cc.5 = 0 // VTIME
+        _ = cfsetispeed(&t, speed(s.baud)!)
+        _ = cfsetospeed(&t, speed(s.baud)!)
     }
 
     public func write(_ bytes: [UInt8]) throws {
-        if fd < 0 { try reopen() }
+        if fd.withLock({ $0 }) < 0 { try reopen() }
+        let fd = self.fd.withLock { $0 }
+        let timeoutMs: Int32 = {
+            let c = settings.writeTimeout.components
+            return Int32(c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000)
+        }()
         var rest = bytes[...]
         var waitedMs: Int32 = 0
         while !rest.isEmpty {
@@ -64,21 +127,59 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
             if n < 0 && code == EINTR { continue }
             if n < 0 && code != EAGAIN {
                 let kind = HardwareError.kind(forErrno: code)
-                if kind == .disconnected { _ = sys.close(fd); fd = -1 }
-                throw HardwareError(kind, operation: "write", device: path, errno: code, hint: Hints.serial(code))
+                if kind == .disconnected { dropFD(fd) }
+                throw HardwareError(kind, operation: "write", device: path, errno: code,
+                                    hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written")
             }
             // The port's buffer is full: wait for room, within the bounded time.
-            guard waitedMs < writeTimeoutMs else {
+            guard waitedMs < timeoutMs else {
                 throw HardwareError(.timedOut, operation: "write", device: path, errno: ETIMEDOUT,
                                     hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written; is the host reading (flow control)?")
             }
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let step = min(50, writeTimeoutMs - waitedMs)
+            let step = min(50, timeoutMs - waitedMs)
             _ = try sys.check("poll", device: path) { sys.poll(&p, 1, step) }
             waitedMs += step
             if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                _ = sys.close(fd); fd = -1
-                throw HardwareError(.disconnected, operation: "poll", device: path, errno: EIO)
+                dropFD(fd)
+                throw HardwareError(.disconnected, operation: "poll", device: path, errno: EIO,
+                                    hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written")
+            }
+        }
+    }
+
+    private func dropFD(_ old: Int32) {
+        let mine = fd.withLock { f -> Bool in guard f == old else { return false }; f = -1; return true }
+        if mine { _ = sys.close(old) }
+    }
+
+    public func received() -> AsyncStream<[UInt8]> {
+        let first = reading.withLock { r -> Bool in defer { r = true }; return !r }
+        if first {
+            spawnThread { [self] in readLoop() }
+        }
+        return stream
+    }
+
+    /// Reads what the host sends until the port object goes away. While the port is gone
+    /// (unplugged) it waits on the wake pipe only, retrying every second.
+    private func readLoop() {
+        defer { close(wake.read); continuation.finish() }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while true {
+            let current = fd.withLock { $0 }
+            var fds = [pollfd(fd: current, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, current < 0 ? 1000 : -1) }
+            if n < 0 && sys.errno() != EINTR { return }
+            if fds[1].revents != 0 { return }
+            if current < 0 { _ = try? reopen(); continue }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let got = buffer.withUnsafeMutableBytes { sys.read(current, $0.baseAddress, $0.count) }
+                if got > 0 { continuation.yield(Array(buffer[0..<got])); continue }
+                if got < 0 && (sys.errno() == EAGAIN || sys.errno() == EINTR) { continue }
+            }
+            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 || fds[0].revents & Int16(POLLIN) != 0 {
+                dropFD(current) // gone: reopened by the next write or the retry above
             }
         }
     }

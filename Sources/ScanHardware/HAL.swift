@@ -67,4 +67,7 @@ public protocol SerialPort: AnyObject, Sendable {
     /// Writes all of `bytes` within the driver's bounded time, or throws (`.timedOut`,
     /// `.disconnected`, ...). Never blocks the caller indefinitely.
     func write(_ bytes: [UInt8]) throws
+    /// Bytes the host sends, in chunks as they arrive. One consumer; the stream ends when the
+    /// port is closed or fails.
+    func received() -> AsyncStream<[UInt8]>
 }

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import ScanHardware
 #if canImport(Glibc)
 import Glibc
@@ -9,8 +11,8 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
     public let name: String
     /// The path of the other end, for a host program (`picocom`, `cat`, a test).
     public let hostPath: String
-    private let fd: Int32
-    private let hostFD: Int32
+    private var fd: Int32
+    private var hostFD: Int32
 
     public init() throws {
         var master: Int32 = -1, slave: Int32 = -1
@@ -28,9 +30,34 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
-    deinit {
-        Glibc.close(fd)
-        Glibc.close(hostFD)
+    deinit { hangUp() }
+
+    /// Closes scand's end: the host end hangs up, as when a USB-serial adapter is unplugged
+    /// (its writes then fail with EIO and the path goes away).
+    public func hangUp() {
+        if fd >= 0 { Glibc.close(fd); fd = -1 }
+        if hostFD >= 0 { Glibc.close(hostFD); hostFD = -1 }
+    }
+
+    /// Bytes the host end writes: read from scand's end on a thread blocked in poll(2).
+    public func received() -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+        let fd = self.fd
+        let ended = Atomic<Bool>(false)
+        continuation.onTermination = { _ in ended.store(true, ordering: .relaxed) }
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while !ended.load(ordering: .relaxed) {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if Glibc.poll(&p, 1, 200) < 0 && errno != EINTR { break }
+                guard p.revents & Int16(POLLIN) != 0 else { continue }
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n > 0 { continuation.yield(Array(buffer[0..<n])) } else if n == 0 { break }
+            }
+            continuation.finish()
+        }
+        thread.start()
+        return stream
     }
 
     /// What the host end has written so far (non-blocking; empty when nothing came).

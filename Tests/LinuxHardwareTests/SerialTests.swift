@@ -1,0 +1,86 @@
+import Foundation
+@testable import LinuxHardware
+import ScanHardware
+import SimulatedHardware
+import Testing
+
+/// The termios driver against a real pseudo-terminal: scand's side is the driver on the pty's
+/// tty end, the host is the other end.
+@Suite struct SerialTests {
+    @Test func framingIsApplied() throws {
+        let pty = try PseudoTerminal()
+        var settings = SerialSettings(baud: 19200)
+        settings.dataBits = 7
+        settings.parity = .even
+        settings.stopBits = 2
+        settings.flowControl = .rtscts
+        _ = try TermiosSerialPort(path: pty.hostPath, settings: settings)
+        let fd = open(pty.hostPath, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        defer { close(fd) }
+        var t = termios()
+        #expect(tcgetattr(fd, &t) == 0)
+        // A pty keeps stop bits, flow control and speed; it forces CS8 and no parity, so those
+        // are checked on the termios value the driver builds.
+        #expect(t.c_cflag & tcflag_t(CSTOPB) != 0)
+        var built = termios()
+        TermiosSerialPort.configure(&built, settings)
+        #expect(built.c_cflag & tcflag_t(CSIZE) == tcflag_t(CS7))
+        #expect(built.c_cflag & tcflag_t(PARENB) != 0 && built.c_cflag & tcflag_t(PARODD) == 0)
+        settings.parity = .odd
+        TermiosSerialPort.configure(&built, settings)
+        #expect(built.c_cflag & tcflag_t(PARODD) != 0)
+        #expect(built.c_lflag & tcflag_t(ICANON) == 0, "raw mode")
+        #expect(t.c_cflag & tcflag_t(CRTSCTS) != 0)
+        #expect(cfgetospeed(&t) == speed_t(B19200))
+    }
+
+    @Test func bytesFromTheHostArrive() async throws {
+        let pty = try PseudoTerminal()
+        let port = try TermiosSerialPort(path: pty.hostPath, baud: 115_200)
+        var incoming = port.received().makeAsyncIterator()
+        try pty.write(Array("TRIGGER\r\n".utf8))
+        var got: [UInt8] = []
+        while got.count < 9, let chunk = await incoming.next() { got += chunk }
+        #expect(String(decoding: got, as: UTF8.self) == "TRIGGER\r\n")
+    }
+
+    @Test func writesArriveAtTheHost() async throws {
+        let pty = try PseudoTerminal()
+        let port = try TermiosSerialPort(path: pty.hostPath, baud: 9600)
+        try port.write(Array("4006381333931\r\n".utf8))
+        var got: [UInt8] = []
+        for _ in 0..<200 where got.count < 15 {
+            got += pty.readFromHost()
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(String(decoding: got, as: UTF8.self) == "4006381333931\r\n")
+    }
+
+    @Test func hostGoneMidWriteIsADisconnectAndTheNextWriteTriesToReopen() throws {
+        let pty = try PseudoTerminal()
+        let port = try TermiosSerialPort(path: pty.hostPath, baud: 9600)
+        pty.hangUp() // the far end disappears, like an unplugged USB-serial adapter
+        #expect { try port.write(Array("lost?".utf8)) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .disconnected && e?.hint?.contains("0 of 5 bytes written") == true
+        }
+        #expect { try port.write(Array("again".utf8)) } throws: { e in
+            let e = e as? HardwareError
+            return e?.operation == "open" && (e?.kind == .notFound || e?.kind == .disconnected)
+        }
+    }
+
+    @Test func badSettingsAreRejected() {
+        #expect(throws: HardwareError.self) { try TermiosSerialPort(path: "/dev/null", baud: 1234) }
+        var s = SerialSettings(baud: 9600)
+        s.dataBits = 9
+        #expect(throws: HardwareError.self) { try TermiosSerialPort(path: "/dev/null", settings: s) }
+    }
+
+    @Test func missingPortNamesTheCall() {
+        #expect { try TermiosSerialPort(path: "/dev/ttyUSB-none", baud: 9600) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .notFound && e?.operation == "open" && e?.device == "/dev/ttyUSB-none"
+        }
+    }
+}
