@@ -22,14 +22,43 @@ struct Reader {
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "torch", "button", "gpio", "output", "status"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "torch", "button", "buzzer", "gpio", "output", "status"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
-        let cam = table(top["camera"], "camera", allowed: ["device", "width", "height", "fps", "images"])
+        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images"])
         c.camera.device = string(cam, "camera.device", default: c.camera.device)
-        c.camera.width = int(cam, "camera.width", default: c.camera.width, range: 160...4096)
-        c.camera.height = int(cam, "camera.height", default: c.camera.height, range: 120...4096)
+        c.camera.quality = choice(cam, "camera.quality", default: c.camera.quality)
+        c.camera.width = int(cam, "camera.width", default: c.camera.quality.size.width, range: 160...4096)
+        c.camera.height = int(cam, "camera.height", default: c.camera.quality.size.height, range: 120...4096)
+        if cam["formats"] != nil {
+            let known = ["GREY", "YUYV", "UYVY", "NV12", "NV21", "YU12", "MJPG", "JPEG"]
+            let formats = strings(cam, "camera.formats", default: c.camera.formats).map { $0.uppercased() }
+            if let bad = formats.first(where: { !known.contains($0) }) {
+                fail("camera.formats", "\"\(bad)\" is not a format scand takes; use: " + known.joined(separator: ", "))
+            } else if formats.isEmpty {
+                fail("camera.formats", "name at least one format")
+            } else { c.camera.formats = formats }
+        }
+        let controlNames = ["exposure_auto", "exposure_absolute", "focus_auto", "focus_absolute", "gain", "power_line_frequency",
+                            "brightness", "contrast", "sharpness", "white_balance_auto"]
+        let aliases: [String: [String: Int]] = [
+            "exposure_auto": ["manual": 1, "auto": 3, "aperture-priority": 3, "shutter-priority": 2],
+            "power_line_frequency": ["disabled": 0, "50hz": 1, "60hz": 2, "auto": 3],
+            "focus_auto": ["off": 0, "on": 1, "continuous": 1], "white_balance_auto": ["off": 0, "on": 1],
+        ]
+        for (name, value) in table(cam["controls"], "camera.controls", allowed: controlNames) {
+            let key = "camera.controls.\(name)"
+            switch value {
+            case .int(let n): c.camera.controls[name] = n
+            case .bool(let b): c.camera.controls[name] = b ? 1 : 0
+            case .string(let word):
+                if let n = aliases[name]?[word.lowercased()] { c.camera.controls[name] = n } else {
+                    fail(key, "\"\(word)\" is not a value of \(name); use a number" + (aliases[name].map { " or one of: " + $0.keys.sorted().joined(separator: ", ") } ?? ""))
+                }
+            default: fail(key, "must be a number")
+            }
+        }
         c.camera.fps = int(cam, "camera.fps", default: c.camera.fps, range: 1...120)
         c.camera.images = strings(cam, "camera.images", default: [])
         if c.hardware == .simulated && c.camera.images.isEmpty {
@@ -67,6 +96,11 @@ struct Reader {
         c.kiosk.longPressAfter = millis(button, "button.long_press_ms", default: c.kiosk.longPressAfter, range: 100...10_000)
         c.kiosk.longPressAction = choice(button, "button.long_press", default: c.kiosk.longPressAction)
 
+        let buzzerTable = table(top["buzzer"], "buzzer", allowed: ["pwm", "frequency_hz"])
+        let pwm = string(buzzerTable, "buzzer.pwm", default: "")
+        c.buzzerPWM = pwm.isEmpty ? nil : pwm
+        c.buzzerHz = int(buzzerTable, "buzzer.frequency_hz", default: c.buzzerHz, range: 100...20_000)
+
         let gpio = table(top["gpio"], "gpio", allowed: ["board"] + ScandConfig.lineRoles)
         let boardName = string(gpio, "gpio.board", default: c.hardware == .simulated ? "simulated" : "raspberry-pi-4")
         let board = loadBoard(boardName)
@@ -97,7 +131,11 @@ struct Reader {
         c.kiosk.hasTorch = c.lines["torch"] != nil
 
         let output = table(top["output"], "output", allowed: ["serial"])
-        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "prefix", "suffix"])
+        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix"])
+        c.serial.dataBits = int(serial, "output.serial.data_bits", default: 8, range: 5...8)
+        c.serial.stopBits = int(serial, "output.serial.stop_bits", default: 1, range: 1...2)
+        c.serial.parity = oneOf(serial, "output.serial.parity", ["none", "even", "odd"], default: "none")
+        c.serial.flowControl = oneOf(serial, "output.serial.flow_control", ["none", "rts-cts"], default: "none")
         c.serial.device = string(serial, "output.serial.device", default: "")
         c.serial.baud = int(serial, "output.serial.baud", default: c.serial.baud, range: 1200...4_000_000)
         if serial["baud"] != nil, !Self.bauds.contains(c.serial.baud) {
@@ -200,6 +238,12 @@ struct Reader {
         guard case .string(let s) = v else { fail(key, "must be one of: \(allowed)"); return d }
         guard let value = T(rawValue: s) else { fail(key, "\"\(s)\" is not allowed; use one of: \(allowed)"); return d }
         return value
+    }
+
+    mutating func oneOf(_ t: [String: ConfigValue], _ key: String, _ allowed: [String], default d: String) -> String {
+        let v = string(t, key, default: d)
+        guard allowed.contains(v) else { fail(key, "\"\(v)\" is not allowed; use one of: " + allowed.joined(separator: ", ")); return d }
+        return v
     }
 
     mutating func numbersArray(_ v: ConfigValue, _ key: String) -> [Double] {

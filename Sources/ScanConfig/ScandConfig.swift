@@ -7,11 +7,31 @@ public struct ScandConfig: Equatable, Sendable {
     public enum Hardware: String, Sendable, CaseIterable { case linux, simulated }
 
     public struct Camera: Equatable, Sendable {
+        /// The seed's quality levels, as capture sizes.
+        public enum Quality: String, Sendable, CaseIterable {
+            case fast, balanced, accurate
+            public var size: (width: Int, height: Int) {
+                switch self {
+                case .fast: return (640, 480)
+                case .balanced: return (1280, 720)
+                case .accurate: return (1920, 1080)
+                }
+            }
+        }
         /// V4L2 device path or stable name (`/dev/v4l/by-id/...`).
         public var device = "/dev/video0"
+        public var quality = Quality.balanced
+        /// Explicit size; defaults to the quality level's.
         public var width = 1280
         public var height = 720
         public var fps = 30
+        /// Capture formats in order of preference (fourcc names: GREY, YUYV, UYVY, NV12, NV21,
+        /// YU12, MJPG, JPEG).
+        public var formats = ["GREY", "YUYV", "UYVY", "NV12", "NV21", "YU12", "MJPG", "JPEG"]
+        /// Camera controls by name (exposure_auto, exposure_absolute, focus_auto,
+        /// focus_absolute, gain, power_line_frequency, brightness, contrast, sharpness,
+        /// white_balance_auto).
+        public var controls: [String: Int] = [:]
         /// Simulated camera: image files or folders it plays, in order, looping.
         public var images: [String] = []
     }
@@ -43,6 +63,12 @@ public struct ScandConfig: Equatable, Sendable {
         /// The tty, or empty for no serial output.
         public var device = ""
         public var baud = 115_200
+        public var dataBits = 8
+        /// none, even, odd
+        public var parity = "none"
+        public var stopBits = 1
+        /// none, rts-cts
+        public var flowControl = "none"
         /// Bytes written before and after each result (escapes like `\r\n`, `\x02` allowed).
         public var prefix: [UInt8] = []
         public var suffix: [UInt8] = [13, 10]
@@ -57,6 +83,10 @@ public struct ScandConfig: Equatable, Sendable {
     public var kiosk = KioskSettings()
     /// Button debounce period, applied by the driver.
     public var debounce: Duration = .milliseconds(30)
+    /// A passive buzzer driven with a tone: a sysfs PWM channel (`/sys/class/pwm/pwmchip0/pwm0`)
+    /// and its frequency; nil for an active buzzer on `lines["buzzer"]`.
+    public var buzzerPWM: String?
+    public var buzzerHz = 2700
     /// Configured lines by role: `button`, `torch`, `buzzer`, `status_led`.
     public var lines: [String: Line] = [:]
     public var serial = Serial()

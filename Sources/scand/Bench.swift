@@ -1,6 +1,8 @@
 import ArgumentParser
 import Decoding
 import Foundation
+import ImageLoading
+import LinuxHardware
 import Logging
 import ScanCore
 import ScanHardware
@@ -10,7 +12,7 @@ import SimulatedHardware
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self])
 }
 
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in
@@ -70,5 +72,51 @@ struct KioskLatency: AsyncParsableCommand {
         print(String(format: "press-to-serial median %.1f ms = %.2f frame periods; p99 %.1f ms = %.2f frame periods; min %.1f ms",
                      median, median / period, p99, p99 / period, latencies[0]))
         print("frames decoded \(await runtime.status.framesDecoded), dropped \(camera.droppedFrames)")
+    }
+}
+
+/// Camera frame to gray: the Y plane of YUYV and MJPEG decoding, per frame size, against a
+/// plain copy of the same bytes measured in the same run.
+struct ConvertBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "convert", abstract: "YUYV and MJPEG to gray, ms per frame.")
+
+    @Option(help: "A folder of JPEG scenes (one per size is used as the MJPEG frame).")
+    var corpus = "../shared/corpus/scenes"
+
+    @Option(help: "Repetitions per measurement.")
+    var repeats = 50
+
+    func run() throws {
+        let jpegs = (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.filter { $0.hasSuffix(".jpg") }.sorted() ?? []
+        let period = 1000.0 / 30
+        print("size       copy(ref)  YUYV->Y   ratio  share@30fps | MJPEG->gray  ratio  share@30fps")
+        for (w, h) in [(640, 480), (1280, 720), (1920, 1080)] {
+            let yuyv = [UInt8](repeating: 0, count: w * h * 2).enumerated().map { UInt8(truncatingIfNeeded: $0.offset * 7) }
+            let out = UnsafeMutableRawBufferPointer.allocate(byteCount: w * h * 2, alignment: 16)
+            defer { out.deallocate() }
+            let copyMs = Self.time(repeats) { yuyv.withUnsafeBytes { out.copyMemory(from: $0) } }
+            let lumaMs = Self.time(repeats) {
+                yuyv.withUnsafeBytes { GrayConversion.lumaOfPacked422($0, width: w, height: h, bytesPerLine: w * 2, lumaOffset: 0, into: out) }
+            }
+            var mjpeg = "n/a (no \(w)x\(h) JPEG in the corpus)"
+            if let name = jpegs.first(where: { name in
+                (try? ImageFile.load(corpus + "/" + name)).map { $0.width == w && $0.height == h } ?? false
+            }), let data = FileManager.default.contents(atPath: corpus + "/" + name) {
+                let bytes = [UInt8](data)
+                let ms = Self.time(repeats) {
+                    _ = bytes.withUnsafeBytes { try? GrayConversion.jpeg($0, into: out, stride: w) }
+                }
+                mjpeg = String(format: "%8.2f ms  %5.1fx  %5.1f%%", ms, ms / copyMs, ms / period * 100)
+            }
+            print(String(format: "%4dx%-5d %7.3f ms %7.3f ms %5.1fx  %5.1f%%     | ", w, h, copyMs, lumaMs, lumaMs / copyMs, lumaMs / period * 100) + mjpeg)
+        }
+    }
+
+    /// Median milliseconds of `body` over `n` runs.
+    static func time(_ n: Int, _ body: () -> Void) -> Double {
+        let clock = ContinuousClock()
+        var samples: [Double] = []
+        for _ in 0..<max(n, 1) { samples.append(clock.measure(body).milliseconds) }
+        return samples.sorted()[samples.count / 2]
     }
 }

@@ -56,19 +56,23 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let statusFile = loaded.statusFile
+        var tuning = Board.tuning(loaded)
+        tuning.settings.hasTorch = board.hardware.torch != nil
         let runtime = KioskRuntime(
-            hardware: board.hardware, tuning: Board.tuning(loaded), outputs: board.outputs + [LogOutput(logger: logger)],
+            hardware: board.hardware, tuning: tuning, outputs: board.outputs + [LogOutput(logger: logger)],
             logger: logger, onStatus: { status in if let statusFile { StatusFile.write(status, to: statusFile) } })
 
         let signals = SignalHandlers()
         signals.on(SIGTERM) { Task { await runtime.stop() } }
         signals.on(SIGINT) { Task { await runtime.stop() } }
-        let path = config, overrides = self.overrides
+        let path = config, overrides = self.overrides, hasTorchLine = board.hardware.torch != nil
         signals.on(SIGHUP) {
             Task {
                 do {
                     let new = try ConfigLoader.load(path: path, overrides: overrides)
-                    await runtime.reload(Board.tuning(new))
+                    var tuning = Board.tuning(new)
+                    tuning.settings.hasTorch = tuning.settings.hasTorch && hasTorchLine
+                    await runtime.reload(tuning)
                     logger.notice("config reloaded from \(path)")
                 } catch {
                     logger.error("config reload rejected, keeping the running config:\n\(error)")

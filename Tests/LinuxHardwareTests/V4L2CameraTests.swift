@@ -188,3 +188,18 @@ enum FixtureJPEG {
         return out
     }
 }
+
+@Suite struct ProbeTests {
+    @Test func probeListsFormatsThroughTheSeam() {
+        let fake = FakeV4L2()
+        let camera = Probe.camera(at: "/dev/video9", fake.syscalls)
+        #expect(camera.error == nil)
+        #expect(camera.formats.map { String($0.prefix(4)) } == ["YUYV", "MJPG"])
+    }
+
+    @Test func probeReportsAnUnopenableNode() {
+        let fake = FakeV4L2()
+        fake.fail("open", with: EACCES)
+        #expect(Probe.camera(at: "/dev/video9", fake.syscalls).error?.contains("group video") == true)
+    }
+}

@@ -98,4 +98,21 @@ import Testing
         #expect(c.symbologies == [.qrCode, .ean13, .code128])
         #expect(errors("[scan]\nsymbologies = [\"qr\", \"maxicode\"]\n").contains { $0.contains("\"maxicode\" is not a symbology") })
     }
+
+    @Test func cameraQualityFormatsAndControls() throws {
+        let c = try parse("[camera]\nquality = \"accurate\"\nformats = [\"mjpg\", \"YUYV\"]\n[camera.controls]\nfocus_auto = \"off\"\nfocus_absolute = 30\nexposure_auto = \"manual\"\n")
+        #expect(c.camera.width == 1920 && c.camera.height == 1080)
+        #expect(c.camera.formats == ["MJPG", "YUYV"])
+        #expect(c.camera.controls == ["focus_auto": 0, "focus_absolute": 30, "exposure_auto": 1])
+        let e = errors("[camera]\nformats = [\"H264\"]\n[camera.controls]\nzoom = 2\nexposure_auto = \"sometimes\"\n")
+        #expect(e.contains { $0.contains("camera.formats: \"H264\" is not a format scand takes") })
+        #expect(e.contains { $0.contains("camera.controls.zoom: unknown key") })
+        #expect(e.contains { $0.contains("\"sometimes\" is not a value of exposure_auto") })
+    }
+
+    @Test func serialFraming() throws {
+        let c = try parse("[output.serial]\ndata_bits = 7\nparity = \"even\"\nstop_bits = 2\nflow_control = \"rts-cts\"\n")
+        #expect(c.serial.dataBits == 7 && c.serial.parity == "even" && c.serial.stopBits == 2 && c.serial.flowControl == "rts-cts")
+        #expect(errors("[output.serial]\nparity = \"mark\"\n").contains { $0.contains("use one of: none, even, odd") })
+    }
 }
