@@ -1,0 +1,45 @@
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import Synchronization
+import Testing
+
+/// A serial port that can be unplugged.
+final class FlakyPort: SerialPort, @unchecked Sendable {
+    let name = "flaky"
+    let plugged = Mutex(true)
+    let written = Mutex<[String]>([])
+    func write(_ bytes: [UInt8]) throws {
+        guard plugged.withLock({ $0 }) else { throw HardwareError(.disconnected, operation: "write", device: name, errno: 5) }
+        written.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
+    }
+    func received() -> AsyncStream<[UInt8]> { AsyncStream { $0.finish() } }
+}
+
+@Suite struct SerialOutputTests {
+    func result(_ n: Int) -> ScanResult { ScanResult(sequence: n, session: n, symbol: Symbol(symbology: .ean8, text: "\(n)")) }
+
+    @Test func linesThatCouldNotBeWrittenAreSentInOrderWhenThePortIsBack() throws {
+        let port = FlakyPort()
+        let output = SerialOutput(port: port)
+        try output.deliver(result(1))
+        port.plugged.withLock { $0 = false }
+        #expect(throws: HardwareError.self) { try output.deliver(result(2)) }
+        #expect(throws: HardwareError.self) { try output.deliver(result(3)) }
+        #expect(output.pendingCount == 2)
+        port.plugged.withLock { $0 = true }
+        try output.deliver(result(4))
+        #expect(port.written.withLock { $0 } == ["1\r\n", "2\r\n", "3\r\n", "4\r\n"])
+        #expect(output.pendingCount == 0)
+    }
+
+    @Test func theOldestAreDiscardedPastTheLimitAndThatIsSaid() throws {
+        let port = FlakyPort()
+        port.plugged.withLock { $0 = false }
+        let output = SerialOutput(port: port, keep: 2)
+        for n in 1...3 { _ = try? output.deliver(result(n)) }
+        port.plugged.withLock { $0 = true }
+        #expect { try output.deliver(result(4)) } throws: { ($0 as? HardwareError)?.hint?.contains("discarded") == true }
+        #expect(port.written.withLock { $0 } == ["3\r\n", "4\r\n"])
+    }
+}
