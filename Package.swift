@@ -25,12 +25,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
         ),
 
+        // zxing-cpp 1.4 (C++) behind a small extern "C" API.
+        .target(
+            name: "CZXing",
+            cxxSettings: [.define("ZX_USE_UTF8")],
+            linkerSettings: [.linkedLibrary("ZXing")]
+        ),
+
         // Pure layers.
         .target(name: "ScanHardware"),
         .target(name: "ScanCore"),
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
-        .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar"]),
+        .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
         .target(name: "ScanConfig", dependencies: ["ScanCore", "TOMLKit"]),
         .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
         .target(
@@ -65,5 +72,6 @@ let package = Package(
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(name: "CLITests", dependencies: ["scand"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

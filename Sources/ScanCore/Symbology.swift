@@ -98,11 +98,19 @@ public struct Symbol: Equatable, Sendable {
     public var bytes: [UInt8]
     /// Corner points in frame pixel coordinates, in the decoder's order.
     public var corners: [PixelPoint]
+    /// The text as the symbol's ECI designators say to read the bytes, when it has any; nil
+    /// otherwise (then `text` comes from the bytes).
+    public var eciText: String?
+    /// The AIM symbology identifier (`]Q1`, `]E0`, `]C1`, ...), when the engine gives it.
+    public var aimIdentifier: String?
 
-    public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = []) {
+    public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = [], eciText: String? = nil,
+                aimIdentifier: String? = nil) {
         self.symbology = symbology
         self.bytes = bytes
         self.corners = corners
+        self.eciText = eciText
+        self.aimIdentifier = aimIdentifier
     }
 
     public init(symbology: Symbology, text: String, corners: [PixelPoint] = []) {
@@ -112,7 +120,7 @@ public struct Symbol: Equatable, Sendable {
     /// The payload as text: UTF-8 when the bytes are valid UTF-8, otherwise each byte read as
     /// Latin-1 (so no byte is lost or replaced). Control characters are kept: use
     /// `PayloadText.escaped` before writing it to a terminal or a line protocol.
-    public var text: String { PayloadText.decode(bytes) }
+    public var text: String { eciText ?? PayloadText.decode(bytes) }
 
     /// Whether the payload is valid UTF-8 (false for binary payloads).
     public var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }

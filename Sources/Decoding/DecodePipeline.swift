@@ -1,0 +1,71 @@
+import ScanCore
+import ScanHardware
+
+/// Decoding that gets more from a frame than either engine alone: the viewport crop, zxing-cpp
+/// and zbar on it, and only when nothing was found, further passes on transformed images
+/// (`ImagePass`), as many as the quality level allows. Results are checked against the
+/// symbology rules and returned nearest the viewport centre first.
+public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
+    /// The seed's quality levels: how many extra passes a frame may get.
+    public enum Quality: String, Sendable, CaseIterable { case fast, balanced, accurate }
+
+    public let name: String
+    public let supportedSymbologies: Set<Symbology>
+    public let quality: Quality
+    public let rules: SymbologyRules
+    let engines: [any BarcodeDecoder]
+    let passes: [ImagePass]
+
+    public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
+                rules: SymbologyRules = SymbologyRules()) {
+        let zxing = ZXingDecoder(symbologies: symbologies)
+        let zbar = ZBarDecoder(symbologies: symbologies)
+        engines = [zxing, zbar]
+        supportedSymbologies = zxing.supportedSymbologies.union(zbar.supportedSymbologies)
+        self.quality = quality
+        self.rules = rules
+        name = "pipeline-\(quality.rawValue)"
+        passes = ImagePass.passes(for: quality)
+    }
+
+    public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
+        let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
+        guard roi.width > 0, roi.height > 0 else { return [] }
+        let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
+        var found = rules.filter(merge(engines.map { $0.decode(region) }))
+        if found.isEmpty {
+            for pass in passes {
+                for transformed in pass.apply(region) {
+                    found = rules.filter(merge(engines.map { $0.decode(transformed.frame) })).map { transformed.mapBack($0) }
+                    if !found.isEmpty { break }
+                }
+                if !found.isEmpty { break }
+            }
+        }
+        let shifted = found.map { s -> Symbol in
+            var s = s
+            s.corners = s.corners.map { PixelPoint(x: $0.x + roi.x, y: $0.y + roi.y) }
+            return s
+        }
+        let cx = Double(roi.x) + Double(roi.width) / 2, cy = Double(roi.y) + Double(roi.height) / 2
+        return shifted.sortedByDistance(toX: cx, y: cy)
+    }
+
+    /// One list from the engines' lists: the same payload found twice is one symbol (the first
+    /// engine's, which carries the AIM identifier).
+    func merge(_ lists: [[Symbol]]) -> [Symbol] {
+        var out: [Symbol] = []
+        for list in lists {
+            for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
+        }
+        return out
+    }
+
+    static func same(_ a: Symbol, _ b: Symbol) -> Bool {
+        if a.bytes == b.bytes { return true }
+        // UPC-A is EAN-13 with a leading 0; UPC-E may come expanded.
+        let ta = a.text, tb = b.text
+        return "0" + ta == tb || "0" + tb == ta || UPC.expandUPCE(ta).map { $0 == tb || "0" + $0 == tb } == true
+            || UPC.expandUPCE(tb).map { $0 == ta || "0" + $0 == ta } == true
+    }
+}

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Decoding
+import Foundation
+import ImageLoading
+import ScanCore
+import ScanHardware
+
+/// `scand bench decode CORPUS`: reads a corpus folder (manifest.json) with each engine alone and
+/// with the pipeline, and zbarimg as the outside reference, in one run.
+struct DecodeBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "decode", abstract: "Correct reads, misreads and decode time per symbology and difficulty.")
+
+    @Argument(help: "A corpus folder with manifest.json.")
+    var corpus: String
+
+    @Option(help: "Decoders to measure: zbar, zxing, pipeline-fast, pipeline-balanced, pipeline-accurate.")
+    var decoders: [String] = ["zbar", "zxing", "pipeline-balanced"]
+
+    @Flag(inversion: .prefixedNo, help: "Also run zbarimg once per image as the outside reference.")
+    var zbarimg = true
+
+    @Flag(help: "List every image a decoder got wrong or missed.")
+    var verbose = false
+
+    struct Record: Decodable {
+        var file: String
+        var symbology: String?
+        var text: String?
+        var hex: String?
+        var difficulty: String
+    }
+
+    func run() throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: corpus + "/manifest.json"))
+        let records = try JSONDecoder().decode([Record].self, from: data)
+        var frames: [GrayFrame?] = []
+        for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
+        var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
+            guard let decoder = Self.decoder(named: name) else { printError("unknown decoder \(name)"); return nil }
+            let clock = ContinuousClock()
+            var outcomes: [Outcome] = []
+            for (r, frame) in zip(records, frames) {
+                guard let frame else { outcomes.append(Outcome(record: r, verdict: .missed, ms: 0, got: "unreadable file")); continue }
+                var symbols: [Symbol] = []
+                let ms = clock.measure { symbols = decoder.decode(frame) }.milliseconds
+                outcomes.append(Outcome(record: r, verdict: Self.judge(r, symbols.map { ($0.text, $0.bytes) }), ms: ms,
+                                        got: symbols.map { "\($0.symbology.rawValue):\($0.text)" }.joined(separator: " | ")))
+            }
+            return (name, outcomes)
+        }
+        if zbarimg {
+            var outcomes: [Outcome] = []
+            let clock = ContinuousClock()
+            for r in records {
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
+                p.arguments = ["--nodbus", "-q", "--raw", corpus + "/" + r.file]
+                let pipe = Pipe()
+                p.standardOutput = pipe
+                p.standardError = FileHandle.nullDevice
+                var texts: [(String, [UInt8])] = []
+                let ms = clock.measure {
+                    guard (try? p.run()) != nil else { return }
+                    let out = pipe.fileHandleForReading.readDataToEndOfFile()
+                    p.waitUntilExit()
+                    texts = String(decoding: out, as: UTF8.self).split(separator: "\n").map { (String($0), Array($0.utf8)) }
+                }.milliseconds
+                outcomes.append(Outcome(record: r, verdict: Self.judge(r, texts), ms: ms, got: texts.map(\.0).joined(separator: " | ")))
+            }
+            all.append(("zbarimg (process per image)", outcomes))
+        }
+        report(all, records: records)
+    }
+
+    struct Outcome {
+        enum Verdict { case correct, misread, missed, rejectedEmpty }
+        var record: Record
+        var verdict: Verdict
+        var ms: Double
+        var got: String
+    }
+
+    /// Correct when any result matches the expected text (UPC-A/UPC-E in short or EAN-13 form) or
+    /// the expected bytes; a result on an image with no code, or only wrong results, is a misread.
+    static func judge(_ r: Record, _ results: [(String, [UInt8])]) -> Outcome.Verdict {
+        guard let want = r.text else { return results.isEmpty ? .correct : .misread }
+        if results.isEmpty { return .missed }
+        let wantBytes = r.hex.map(Self.hexBytes)
+        for (text, bytes) in results {
+            if text == want || bytes == wantBytes { return .correct }
+            if r.symbology == "UPC-A" || r.symbology == "UPC-E" {
+                var forms: Set<String> = [text, "0" + text]
+                if let a = UPC.expandUPCE(text) { forms.formUnion([a, "0" + a]) }
+                if forms.contains(want) || forms.contains("0" + want) { return .correct }
+            }
+        }
+        return .misread
+    }
+
+    static func hexBytes(_ hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        var it = hex.makeIterator()
+        while let a = it.next(), let b = it.next() { out.append(UInt8(String([a, b]), radix: 16) ?? 0) }
+        return out
+    }
+
+    func report(_ all: [(String, [Outcome])], records: [Record]) {
+        let symbologies = Array(Set(records.map { $0.symbology ?? "(none)" })).sorted()
+        let difficulties = Array(Set(records.map(\.difficulty))).sorted()
+        print("corpus \(corpus): \(records.count) images (\(records.filter { $0.text == nil }.count) without a code)")
+        print("")
+        print(pad("decoder", 30) + pad("correct", 10) + pad("misreads", 10) + pad("median ms", 11) + "p95 ms")
+        let reference = all.last.map { Self.median($0.1.map(\.ms)) } ?? 1
+        for (name, outcomes) in all {
+            let ok = outcomes.filter { $0.verdict == .correct && $0.record.text != nil }.count
+            let bad = outcomes.filter { $0.verdict == .misread }.count
+            let med = Self.median(outcomes.map(\.ms)), p95 = Self.percentile(outcomes.map(\.ms), 0.95)
+            print(pad(name, 30) + pad("\(ok)/\(records.filter { $0.text != nil }.count)", 10) + pad("\(bad)", 10)
+                  + pad(String(format: "%.1f", med), 11) + String(format: "%.1f", p95)
+                  + (name.hasPrefix("zbarimg") ? "" : String(format: "   (%.2fx the reference's time)", med / reference)))
+        }
+        for (title, key, values) in [("symbology", \Record.symbology, symbologies), ("difficulty", \Record.difficulty as PartialKeyPath<Record>, difficulties)] as [(String, PartialKeyPath<Record>, [String])] {
+            print("")
+            print(pad("by \(title)", 22) + all.map { pad(String($0.0.prefix(18)), 20) }.joined())
+            for value in values {
+                var line = pad(value, 22)
+                for (_, outcomes) in all {
+                    let group = outcomes.filter { (($0.record[keyPath: key] as? String?) ?? nil ?? "(none)") == value || ($0.record[keyPath: key] as? String) == value }
+                    let ok = group.filter { $0.verdict == .correct }.count
+                    let bad = group.filter { $0.verdict == .misread }.count
+                    line += pad("\(ok)/\(group.count)" + (bad > 0 ? " [\(bad)]" : "") + String(format: " %.0fms", Self.median(group.map(\.ms))), 20)
+                }
+                print(line)
+            }
+        }
+        if verbose {
+            for (name, outcomes) in all {
+                print("\n\(name): wrong or missed")
+                for o in outcomes where o.verdict != .correct {
+                    print("  \(o.verdict == .misread ? "MISREAD" : "missed ") \(o.record.file) want \(o.record.text?.prefix(40) ?? "nothing") got \(o.got.prefix(80))")
+                }
+            }
+        }
+    }
+
+    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    static func median(_ v: [Double]) -> Double { percentile(v, 0.5) }
+    static func percentile(_ v: [Double], _ p: Double) -> Double {
+        guard !v.isEmpty else { return 0 }
+        let s = v.sorted()
+        return s[min(s.count - 1, Int(Double(s.count - 1) * p + 0.5))]
+    }
+
+    static func decoder(named name: String) -> (any BarcodeDecoder)? {
+        let all = Set(Symbology.allCases).subtracting([.isbn10, .isbn13])
+        switch name {
+        case "zbar": return ZBarDecoder(symbologies: all)
+        case "zxing": return ZXingDecoder(symbologies: all)
+        case "pipeline-fast": return DecodePipeline(symbologies: all, quality: .fast)
+        case "pipeline-balanced", "pipeline": return DecodePipeline(symbologies: all, quality: .balanced)
+        case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate)
+        default: return nil
+        }
+    }
+}
