@@ -21,14 +21,14 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case invert, stretch, regions, upscale, downscale
+    case invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.regions, .invert, .stretch]
-        case .accurate: return [.regions, .invert, .stretch, .upscale, .downscale]
+        case .balanced: return [.regions, .invert, .stretch, .sharpen, .enhancedRegions]
+        case .accurate: return [.regions, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
         }
     }
 
@@ -37,14 +37,46 @@ public enum ImagePass: String, Sendable, CaseIterable {
         switch self {
         case .invert: return [TransformedFrame(frame: Self.map(frame) { 255 &- $0 }, scale: 1)]
         case .stretch: return Self.stretch(frame).map { [TransformedFrame(frame: $0, scale: 1)] } ?? []
+        case .sharpen: return [TransformedFrame(frame: Self.sharpen(frame), scale: 1)]
+        case .enhancedRegions:
+            // Regions of the contrast-stretched, sharpened image: dark or blurred small codes.
+            return ImagePass.regions.apply(Self.sharpen(Self.stretch(frame) ?? frame))
         case .regions:
-            // Each candidate region on its own, enlarged when its modules would be few pixels.
-            return RegionFinder.candidates(in: frame).map { rect in
+            // Aztec bullseyes first (zxing 1.4 looks for them only from the image centre),
+            // enlarged to about 4 pixels per module; then each dense region on its own,
+            // enlarged when its modules would be few pixels.
+            let bullseyes = RegionFinder.bullseyes(in: frame).map { found -> TransformedFrame in
+                let crop = frame.cropped(to: found.rect)
+                let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))
+                return TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor), scale: 1 / Double(factor),
+                                        offsetX: found.rect.x, offsetY: found.rect.y)
+            }
+            return bullseyes + RegionFinder.candidates(in: frame).map { rect in
                 let crop = frame.cropped(to: rect)
                 let factor = min(crop.width, crop.height) < 400 ? 2 : 1
                 let image = factor == 1 ? crop : Self.resize(crop, factor: factor)
                 return TransformedFrame(frame: image, scale: 1 / Double(factor), offsetX: rect.x, offsetY: rect.y)
             }
+        case .tiles:
+            // Half-size windows on a half-window grid: a detector that looks from the centre
+            // (zxing's Aztec) sees each part of the frame near a window's centre once.
+            let size = min(frame.width, frame.height) / 2
+            guard size >= 64 else { return [] }
+            let step = size / 2
+            var out: [TransformedFrame] = []
+            var y = 0
+            while y + size <= frame.height {
+                var x = 0
+                while x + size <= frame.width {
+                    let crop = frame.cropped(to: PixelRect(x: x, y: y, width: size, height: size))
+                    let factor = size < 400 ? 2 : 1
+                    out.append(TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor),
+                                                scale: 1 / Double(factor), offsetX: x, offsetY: y))
+                    x += step
+                }
+                y += step
+            }
+            return out
         case .upscale:
             guard frame.width * frame.height <= 1_000_000 else { return [] }
             return [TransformedFrame(frame: Self.resize(frame, factor: 2), scale: 0.5)]
@@ -82,6 +114,35 @@ public enum ImagePass: String, Sendable, CaseIterable {
         var table = [UInt8](repeating: 0, count: 256)
         for v in 0..<256 { table[v] = UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
         return map(f) { table[Int($0)] }
+    }
+
+    /// Unsharp mask (original + 1.5 x (original - 5x5 box blur)): blurred edges made steep again.
+    static func sharpen(_ f: GrayFrame) -> GrayFrame {
+        let w = f.width, h = f.height, r = 2
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                var rowSum = 0
+                for x in 0..<w {
+                    rowSum += Int(p[y * f.stride + x])
+                    integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+                }
+            }
+        }
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                let ya = max(0, y - r), yb = min(h, y + r + 1)
+                for x in 0..<w {
+                    let xa = max(0, x - r), xb = min(w, x + r + 1)
+                    let sum = integral[yb * (w + 1) + xb] - integral[ya * (w + 1) + xb] - integral[yb * (w + 1) + xa] + integral[ya * (w + 1) + xa]
+                    let blur = sum / ((yb - ya) * (xb - xa))
+                    let v = Int(p[y * f.stride + x])
+                    out[y * w + x] = UInt8(max(0, min(255, v + (3 * (v - blur)) / 2)))
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
     }
 
     /// Bilinear upscaling by an integer factor.

@@ -79,3 +79,108 @@ public enum RegionFinder {
         return regions.sorted { $0.cells > $1.cells }.prefix(limit).map(\.rect)
     }
 }
+
+extension RegionFinder {
+    /// Centres of Aztec bullseyes (rings of one module each, alternating dark and light: nine
+    /// equal runs through the centre, across and down), as squares around each centre big
+    /// enough for a code of up to about 60 modules, with the module size in pixels.
+    public static func bullseyes(in f: GrayFrame, limit: Int = 4) -> [(rect: PixelRect, module: Double)] {
+        guard f.width >= 32, f.height >= 32 else { return [] }
+        let dark = binarize(f)
+        var found: [(x: Int, y: Int, module: Double, spread: Double)] = []
+        for y in 0..<f.height {
+            let runs = Self.runs(count: f.width) { dark[y * f.width + $0] }
+            guard runs.count >= 9 else { continue }
+            for i in 0...(runs.count - 9) where runs[i].dark {
+                let window = runs[i..<(i + 9)]
+                let lengths = window.map(\.length)
+                guard let module = ringRuns(lengths) else { continue }
+                let centre = runs[i + 4]
+                let cx = centre.start + centre.length / 2
+                // The same rings down the column through the centre.
+                guard let cy = verticalRings(dark, f, x: cx, y: y, module: module) else { continue }
+                // How unequal the runs are: the true centre row has the most equal rings.
+                let spread = lengths[1...7].map { abs(Double($0) - module) }.reduce(0, +) / module
+                if let i = found.firstIndex(where: { abs($0.x - cx) < Int(module * 6) && abs($0.y - cy) < Int(module * 6) }) {
+                    if spread < found[i].spread { found[i] = (cx, cy, module, spread) }
+                } else {
+                    found.append((cx, cy, module, spread))
+                }
+            }
+            if found.count >= 64 { break }
+        }
+        return found.sorted { $0.spread < $1.spread }.prefix(limit).map { c in
+            let half = Int(c.module * 32)
+            return (PixelRect(x: c.x - half, y: c.y - half, width: 2 * half, height: 2 * half).clamped(width: f.width, height: f.height), c.module)
+        }
+    }
+
+    struct Run { var dark: Bool; var start: Int; var length: Int }
+
+    static func runs(count: Int, _ isDark: (Int) -> Bool) -> [Run] {
+        var out: [Run] = []
+        var start = 0
+        var current = isDark(0)
+        for i in 1..<count {
+            let d = isDark(i)
+            if d != current { out.append(Run(dark: current, start: start, length: i - start)); start = i; current = d }
+        }
+        out.append(Run(dark: current, start: start, length: count - start))
+        return out
+    }
+
+    /// Nine runs through a bullseye: the inner seven equal (one module each), the outer dark
+    /// ring at least most of a module (it may merge with dark modules beyond it). The module
+    /// size, or nil.
+    static func ringRuns(_ lengths: [Int]) -> Double? {
+        guard lengths.count == 9, let module = equalRuns(Array(lengths[1...7])) else { return nil }
+        return Double(lengths[0]) >= module * 0.6 && Double(lengths[8]) >= module * 0.6 ? module : nil
+    }
+
+    /// The mean length when all runs are within 40 % of it (and at least 2 pixels), else nil.
+    static func equalRuns(_ lengths: [Int]) -> Double? {
+        let mean = Double(lengths.reduce(0, +)) / Double(lengths.count)
+        guard mean >= 2 else { return nil }
+        return lengths.allSatisfy({ abs(Double($0) - mean) <= mean * 0.4 }) ? mean : nil
+    }
+
+    /// The centre's row when the column through `x` shows the same rings, else nil.
+    static func verticalRings(_ dark: [Bool], _ f: GrayFrame, x: Int, y: Int, module: Double) -> Int? {
+        let reach = Int(module * 6)
+        let y0 = max(0, y - reach), y1 = min(f.height, y + reach)
+        guard y1 - y0 > 8 else { return nil }
+        let column = runs(count: y1 - y0) { dark[(y0 + $0) * f.width + x] }
+        guard let centre = column.firstIndex(where: { $0.start + y0 <= y && y < $0.start + y0 + $0.length }),
+              centre >= 4, centre + 4 < column.count, column[centre].dark,
+              let m = ringRuns(column[(centre - 4)...(centre + 4)].map(\.length)), abs(m - module) <= module * 0.4 else { return nil }
+        return y0 + column[centre].start + column[centre].length / 2
+    }
+
+    /// Dark where a pixel is below the mean of its 33x33 neighbourhood (uneven light allowed).
+    static func binarize(_ f: GrayFrame) -> [Bool] {
+        let w = f.width, h = f.height, r = 16
+        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                var rowSum = 0
+                for x in 0..<w {
+                    rowSum += Int(p[y * f.stride + x])
+                    integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
+                }
+            }
+        }
+        var out = [Bool](repeating: false, count: w * h)
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                let ya = max(0, y - r), yb = min(h, y + r + 1)
+                for x in 0..<w {
+                    let xa = max(0, x - r), xb = min(w, x + r + 1)
+                    let sum = integral[yb * (w + 1) + xb] - integral[ya * (w + 1) + xb] - integral[yb * (w + 1) + xa] + integral[ya * (w + 1) + xa]
+                    let mean = sum / ((yb - ya) * (xb - xa))
+                    out[y * w + x] = Int(p[y * f.stride + x]) < mean - 4
+                }
+            }
+        }
+        return out
+    }
+}

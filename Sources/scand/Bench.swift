@@ -1,6 +1,8 @@
 import ArgumentParser
 import Decoding
 import Foundation
+import Decoding
+import ScanCore
 import ImageLoading
 import LinuxHardware
 import Logging
@@ -12,7 +14,7 @@ import SimulatedHardware
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, RegionsTool.self])
 }
 
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in
@@ -118,5 +120,24 @@ struct ConvertBench: ParsableCommand {
         var samples: [Double] = []
         for _ in 0..<max(n, 1) { samples.append(clock.measure(body).milliseconds) }
         return samples.sorted()[samples.count / 2]
+    }
+}
+
+/// Shows where the region pass looks in each image, and what each region decodes to.
+struct RegionsTool: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "regions", abstract: "Candidate code regions per image (tuning aid).")
+
+    @Argument var files: [String]
+
+    func run() throws {
+        let zxing = ZXingDecoder(symbologies: Set(Symbology.allCases))
+        for file in files {
+            let frame = try ImageFile.load(file)
+            print("\(file) \(frame.width)x\(frame.height)")
+            for t in ImagePass.regions.apply(frame) {
+                let found = zxing.decode(t.frame).map { "\($0.symbology.rawValue):\($0.text.prefix(30))" }
+                print("  region at \(t.offsetX),\(t.offsetY) \(t.frame.width)x\(t.frame.height) scale \(t.scale): \(found)")
+            }
+        }
     }
 }
