@@ -16,12 +16,18 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     let engines: [any BarcodeDecoder]
     let passes: [ImagePass]
 
+    /// The engines by name, in the order the config may give them.
+    public enum Engine: String, Sendable, CaseIterable { case zxing, zbar }
+
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
-                rules: SymbologyRules = SymbologyRules()) {
-        let zxing = ZXingDecoder(symbologies: symbologies)
-        let zbar = ZBarDecoder(symbologies: symbologies)
-        engines = [zxing, zbar]
-        supportedSymbologies = zxing.supportedSymbologies.union(zbar.supportedSymbologies)
+                rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar]) {
+        engines = order.map { engine -> any BarcodeDecoder in
+            switch engine {
+            case .zxing: return ZXingDecoder(symbologies: symbologies)
+            case .zbar: return ZBarDecoder(symbologies: symbologies)
+            }
+        }
+        supportedSymbologies = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
         self.quality = quality
         self.rules = rules
         name = "pipeline-\(quality.rawValue)"
@@ -32,11 +38,11 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
         guard roi.width > 0, roi.height > 0 else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
-        var found = rules.filter(merge(engines.map { $0.decode(region) }))
+        var found = rules.apply(confirmed(engines.map { $0.decode(region) }, in: region))
         if found.isEmpty {
             for pass in passes {
                 for transformed in pass.apply(region) {
-                    found = rules.filter(merge(engines.map { $0.decode(transformed.frame) })).map { transformed.mapBack($0) }
+                    found = rules.apply(confirmed(engines.map { $0.decode(transformed.frame) }, in: transformed.frame)).map { transformed.mapBack($0) }
                     if !found.isEmpty { break }
                 }
                 if !found.isEmpty { break }
@@ -49,6 +55,35 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         }
         let cx = Double(roi.x) + Double(roi.width) / 2, cy = Double(roi.y) + Double(roi.height) / 2
         return shifted.sortedByDistance(toX: cx, y: cy)
+    }
+
+    /// The engines' results merged, where a linear code that only one engine read must read
+    /// the same again from a resampled crop around it (one engine's 1D misread rarely survives
+    /// resampling; a real code does).
+    func confirmed(_ lists: [[Symbol]], in frame: GrayFrame) -> [Symbol] {
+        guard lists.count > 1 else { return merge(lists) }
+        var kept = lists
+        for (i, list) in lists.enumerated() {
+            kept[i] = list.filter { s in
+                guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
+                let others = lists.enumerated().filter { $0.offset != i }.flatMap(\.element)
+                if others.contains(where: { Self.same($0, s) }) { return true }
+                return rereads(s, with: engines[i], in: frame)
+            }
+        }
+        return merge(kept)
+    }
+
+    func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {
+        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
+        let mx = max(16, w / 4), my = max(16, h / 2 + 8)
+        let rect = PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
+            .clamped(width: frame.width, height: frame.height)
+        guard rect.width > 8, rect.height > 8 else { return false }
+        let crop = frame.cropped(to: rect)
+        let resampled = crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2)
+        return engine.decode(resampled).contains { Self.same($0, s) }
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first

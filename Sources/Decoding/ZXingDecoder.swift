@@ -54,10 +54,10 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
             let c = r.corners
             let xs = [c.0, c.2, c.4, c.6], ys = [c.1, c.3, c.5, c.7]
             let corners = (0..<4).map { PixelPoint(x: Int(xs[$0]) + roi.x, y: Int(ys[$0]) + roi.y) }
-            let eci: String? = r.has_eci != 0 ? r.text.map { String(cString: $0) } : nil
+            let engineText = r.text.map { String(cString: $0) }
             let aim = withUnsafeBytes(of: r.symbology_id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: corners, eciText: eci,
-                                  aimIdentifier: aim.isEmpty ? nil : aim))
+            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: corners, engineText: engineText,
+                                  hasECI: r.has_eci != 0, aimIdentifier: aim.isEmpty ? nil : aim))
         }
         return symbols
     }

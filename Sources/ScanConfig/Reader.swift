@@ -22,11 +22,11 @@ struct Reader {
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "torch", "button", "buzzer", "gpio", "output", "status"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "status"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
-        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images"])
+        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images", "frames_per_image"])
         c.camera.device = string(cam, "camera.device", default: c.camera.device)
         c.camera.quality = choice(cam, "camera.quality", default: c.camera.quality)
         c.camera.width = int(cam, "camera.width", default: c.camera.quality.size.width, range: 160...4096)
@@ -61,6 +61,7 @@ struct Reader {
         }
         c.camera.fps = int(cam, "camera.fps", default: c.camera.fps, range: 1...120)
         c.camera.images = strings(cam, "camera.images", default: [])
+        c.camera.framesPerImage = int(cam, "camera.frames_per_image", default: c.camera.framesPerImage, range: 1...10_000)
         if c.hardware == .simulated && c.camera.images.isEmpty {
             fail("camera.images", "the simulated camera needs image files or folders to play")
         }
@@ -87,6 +88,44 @@ struct Reader {
         c.kiosk.sessionTimeout = millis(scan, "scan.session_timeout_ms", default: c.kiosk.sessionTimeout, range: 500...600_000)
         c.kiosk.alphanumeric = choice(scan, "scan.alphanumeric", default: c.kiosk.alphanumeric)
         c.kiosk.confirmTimeout = millis(scan, "scan.confirm_timeout_ms", default: c.kiosk.confirmTimeout, range: 500...600_000)
+
+        let decoding = table(top["decoding"], "decoding", allowed: ["engines", "quality"])
+        if decoding["engines"] != nil {
+            let engines = strings(decoding, "decoding.engines", default: c.engines).map { $0.lowercased() }
+            if let bad = engines.first(where: { !["zxing", "zbar"].contains($0) }) {
+                fail("decoding.engines", "\"\(bad)\" is not an engine; use zxing, zbar")
+            } else if engines.isEmpty || Set(engines).count != engines.count {
+                fail("decoding.engines", "name each engine once, at least one")
+            } else { c.engines = engines }
+        }
+        c.decodeQuality = oneOf(decoding, "decoding.quality", ["fast", "balanced", "accurate"], default: c.decodeQuality)
+
+        for (name, value) in table(top["symbology"], "symbology", allowed: nil) {
+            let key = "symbology.\(name)"
+            guard let symbology = Symbology(name: name) else {
+                fail(key, "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
+                continue
+            }
+            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii"])
+            var rule = c.rules.rule(symbology)
+            if t["enabled"] != nil {
+                if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else { c.symbologies.remove(symbology) }
+            }
+            if t["min_length"] != nil { rule.minLength = int(t, "\(key).min_length", default: 1, range: 1...10_000) }
+            if t["max_length"] != nil { rule.maxLength = int(t, "\(key).max_length", default: 10_000, range: 1...10_000) }
+            if let min = rule.minLength, let max = rule.maxLength, min > max { fail("\(key).min_length", "is more than max_length") }
+            rule.checkDigit = choice(t, "\(key).check_digit", default: rule.checkDigit)
+            if t["check_digit"] != nil, rule.checkDigit != .none, ![.itf, .code39].contains(symbology) {
+                fail("\(key).check_digit", "\(symbology.rawValue) has no optional check digit (EAN/UPC/ITF-14 digits are always verified); it applies to ITF and Code-39")
+            }
+            rule.agreeingFrames = int(t, "\(key).agreeing_frames", default: rule.agreeingFrames, range: 1...30)
+            if t["full_ascii"] != nil {
+                if symbology != .code39 { fail("\(key).full_ascii", "applies to Code-39 only") }
+                rule.fullASCII = bool(t, "\(key).full_ascii", default: true)
+            }
+            c.rules.rules[symbology] = rule
+        }
+        c.kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, c.rules.rule($0).agreeingFrames) })
 
         let torch = table(top["torch"], "torch", allowed: ["mode"])
         c.kiosk.torchMode = choice(torch, "torch.mode", default: c.kiosk.torchMode)

@@ -34,6 +34,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var controls: [String: Int] = [:]
         /// Simulated camera: image files or folders it plays, in order, looping.
         public var images: [String] = []
+        /// Simulated camera: frames each image is shown for (a code stays in view a while).
+        public var framesPerImage = 15
     }
 
     /// One GPIO line of the board profile, as the kiosk uses it.
@@ -81,6 +83,11 @@ public struct ScandConfig: Equatable, Sendable {
         .upcE, .ean8, .ean13, .upcA, .itf, .itf14, .code39, .code93, .code128, .pdf417, .aztec, .dataMatrix, .qrCode,
     ]
     public var kiosk = KioskSettings()
+    /// Decoding engines in order (`zxing`, `zbar`) and how many extra passes a frame may get.
+    public var engines = ["zxing", "zbar"]
+    public var decodeQuality = "balanced"
+    /// Per-symbology rules (length, check digit, agreeing frames).
+    public var rules = SymbologyRules()
     /// Button debounce period, applied by the driver.
     public var debounce: Duration = .milliseconds(30)
     /// A passive buzzer driven with a tone: a sysfs PWM channel (`/sys/class/pwm/pwmchip0/pwm0`)
@@ -94,7 +101,9 @@ public struct ScandConfig: Equatable, Sendable {
     public var statusFile: String?
     public var logLevel = LogLevel.info
 
-    public init() {}
+    public init() {
+        kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, rules.rule($0).agreeingFrames) })
+    }
 
     /// The line roles scand knows.
     public static let lineRoles = ["button", "torch", "buzzer", "status_led"]

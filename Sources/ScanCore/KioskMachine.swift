@@ -53,6 +53,8 @@ public struct KioskMachine: Sendable {
     private var session = 0
     private var sequence = 0
     private var buttonDown = false
+    /// The code seen in the last frames of this session and in how many in a row.
+    private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
 
     public init(settings: KioskSettings) {
         self.settings = settings
@@ -128,6 +130,7 @@ public struct KioskMachine: Sendable {
         }
         session += 1
         phase = .scanning(session: session)
+        candidate = nil
         effects += torchOff(force: true) // off whenever a session starts, then on if configured
         if settings.torchMode == .on { effects += torchOn() }
         effects += [.startCapture(session: session), .startTimer(.session, after: settings.sessionTimeout),
@@ -143,7 +146,13 @@ public struct KioskMachine: Sendable {
     }
 
     private mutating func decoded(from: Int, _ symbols: [Symbol]) -> [KioskEffect] {
-        guard phase == .scanning(session: from), let symbol = symbols.first(where: { !$0.isEmpty }) else { return [] }
+        guard phase == .scanning(session: from) else { return [] }
+        guard let symbol = symbols.first(where: { !$0.isEmpty }) else { candidate = nil; return [] }
+        // A code counts once it was the same in enough consecutive frames.
+        let frames = candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames + 1 : 1 } ?? 1
+        candidate = (symbol.symbology, symbol.bytes, frames)
+        guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return [] }
+        candidate = nil
         sequence += 1
         let result = ScanResult(sequence: sequence, session: from, symbol: symbol)
         phase = .idle

@@ -71,6 +71,8 @@ public struct KioskSettings: Equatable, Sendable {
     /// How long the button must be held for a long press.
     public var longPressAfter: Duration = .milliseconds(800)
     public var longPressAction: LongPressAction = .none
+    /// Consecutive frames with the same code before a read counts, per symbology (missing: 1).
+    public var agreeingFrames: [Symbology: Int] = [:]
 
     public init() {}
 }

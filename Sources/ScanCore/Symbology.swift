@@ -28,6 +28,26 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, Hashable {
         }
     }
 
+    /// The AIM symbology identifier for the usual options (`]E0`, `]Q1`, ...), used when the
+    /// engine does not report the exact one.
+    public var defaultAIM: String {
+        switch self {
+        case .ean13, .upcA, .upcE, .isbn13, .isbn10: return "]E0"
+        case .ean8: return "]E4"
+        case .itf, .itf14: return "]I0"
+        case .code39: return "]A0"
+        case .code93: return "]G0"
+        case .code128: return "]C0"
+        case .codabar: return "]F0"
+        case .dataBar, .dataBarExpanded: return "]e0"
+        case .pdf417: return "]L2"
+        case .qrCode: return "]Q1"
+        case .microQR: return "]Q1"
+        case .dataMatrix: return "]d1"
+        case .aztec: return "]z0"
+        }
+    }
+
     /// One-dimensional (linear) symbologies.
     public var isLinear: Bool {
         switch self {
@@ -98,18 +118,22 @@ public struct Symbol: Equatable, Sendable {
     public var bytes: [UInt8]
     /// Corner points in frame pixel coordinates, in the decoder's order.
     public var corners: [PixelPoint]
-    /// The text as the symbol's ECI designators say to read the bytes, when it has any; nil
-    /// otherwise (then `text` comes from the bytes).
-    public var eciText: String?
+    /// The engine's reading of the bytes as text, by the symbol's ECI designators or its
+    /// symbology's character set rules (QR Kanji mode as Shift_JIS, say); nil when the engine
+    /// gives none.
+    public var engineText: String?
+    /// Whether the symbol carries ECI designators (then `engineText` is authoritative).
+    public var hasECI = false
     /// The AIM symbology identifier (`]Q1`, `]E0`, `]C1`, ...), when the engine gives it.
     public var aimIdentifier: String?
 
-    public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = [], eciText: String? = nil,
-                aimIdentifier: String? = nil) {
+    public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = [], engineText: String? = nil,
+                hasECI: Bool = false, aimIdentifier: String? = nil) {
         self.symbology = symbology
         self.bytes = bytes
         self.corners = corners
-        self.eciText = eciText
+        self.engineText = engineText
+        self.hasECI = hasECI
         self.aimIdentifier = aimIdentifier
     }
 
@@ -117,15 +141,24 @@ public struct Symbol: Equatable, Sendable {
         self.init(symbology: symbology, bytes: Array(text.utf8), corners: corners)
     }
 
-    /// The payload as text: UTF-8 when the bytes are valid UTF-8, otherwise each byte read as
-    /// Latin-1 (so no byte is lost or replaced). Control characters are kept: use
-    /// `PayloadText.escaped` before writing it to a terminal or a line protocol.
-    public var text: String { eciText ?? PayloadText.decode(bytes) }
+    /// The payload as text: as its ECI designators say when it has any; else UTF-8 when the
+    /// bytes are valid UTF-8; else the engine's reading by the symbology's rules (Shift_JIS for
+    /// QR Kanji); else each byte read as Latin-1 (so no byte is lost or replaced). The exact
+    /// bytes are always in `bytes`. Control characters are kept: use `PayloadText.escaped`
+    /// before writing it to a terminal or a line protocol.
+    public var text: String {
+        if hasECI, let engineText { return engineText }
+        if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+        return engineText ?? PayloadText.decode(bytes)
+    }
 
     /// Whether the payload is valid UTF-8 (false for binary payloads).
     public var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
 
     public var numericOnly: Bool { symbology.isNumericOnly }
+
+    /// The AIM symbology identifier: the engine's, or the symbology's usual one.
+    public var aim: String { aimIdentifier ?? symbology.defaultAIM }
 
     /// Whether there is anything in it.
     public var isEmpty: Bool { bytes.isEmpty }

@@ -13,6 +13,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     public let name: String
     private let frames: [GrayFrame]
+    private let repeatEach: Int
     private let period: Duration
     private let clock: C
     private struct State {
@@ -26,17 +27,18 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
     private let state = Mutex(State())
 
-    /// A camera playing `frames` at `fps`.
-    public init(name: String = "simulated-camera", frames: [GrayFrame], fps: Int, clock: C) {
+    /// A camera playing `frames` at `fps`, each for `repeatEach` frames.
+    public init(name: String = "simulated-camera", frames: [GrayFrame], fps: Int, repeatEach: Int = 1, clock: C) {
         precondition(!frames.isEmpty, "a simulated camera needs at least one frame")
         self.name = name
         self.frames = frames
+        self.repeatEach = max(1, repeatEach)
         self.period = .nanoseconds(1_000_000_000 / max(fps, 1))
         self.clock = clock
     }
 
     /// A camera playing image files; a folder stands for its PNG, JPEG and PGM files in name order.
-    public convenience init(name: String = "simulated-camera", images: [String], fps: Int, clock: C) throws {
+    public convenience init(name: String = "simulated-camera", images: [String], fps: Int, repeatEach: Int = 1, clock: C) throws {
         var frames: [GrayFrame] = []
         for path in try Self.expand(images) {
             do { frames.append(try ImageFile.load(path)) } catch {
@@ -46,7 +48,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         guard !frames.isEmpty else {
             throw HardwareError(.notFound, operation: "load images", device: images.joined(separator: ","), hint: "no PNG, JPEG or PGM files")
         }
-        self.init(name: name, frames: frames, fps: fps, clock: clock)
+        self.init(name: name, frames: frames, fps: fps, repeatEach: repeatEach, clock: clock)
     }
 
     static func expand(_ paths: [String]) throws -> [String] {
@@ -129,9 +131,10 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
             var skipped = 0
             while due.advanced(by: period) <= now { due = due.advanced(by: period); skipped += 1 }
             s.dropped += skipped
-            s.next = (s.next + skipped) % frames.count
-            var frame = frames[s.next]
-            s.next = (s.next + 1) % frames.count
+            let total = frames.count * repeatEach
+            s.next = (s.next + skipped) % total
+            var frame = frames[s.next / repeatEach]
+            s.next = (s.next + 1) % total
             s.nextDue = due.advanced(by: period)
             s.delivered += 1
             frame.timestampNanos = UInt64(s.delivered)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Decoding
 import Foundation
+import ScanConfig
 import Decoding
 import ScanCore
 import ImageLoading
@@ -32,19 +33,22 @@ struct KioskLatency: AsyncParsableCommand {
     @Option(help: "Scan sessions to run.")
     var sessions = 200
 
+    @Option(help: "Frames each image stays in view (as a code held up to the camera).")
+    var framesPerImage = 15
+
     func run() async throws {
         let clock = ContinuousClock()
-        let camera = try SimulatedCamera(images: images, fps: fps, clock: clock)
+        let camera = try SimulatedCamera(images: images, fps: fps, repeatEach: framesPerImage, clock: clock)
         let button = SimulatedButton()
         let trace = Trace()
         let pty = try PseudoTerminal()
         let host = open(pty.hostPath, O_RDONLY | O_NOCTTY)
         defer { close(host) }
-        var settings = KioskSettings()
+        var settings = ScandConfig().kiosk
         settings.sessionTimeout = .seconds(30)
         let runtime = KioskRuntime(
             hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace)),
-            tuning: KioskTuning(settings: settings, viewport: .full, decoder: ZBarDecoder()),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline()),
             outputs: [SerialOutput(port: pty)], clock: clock, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
         let runTask = Task { await runtime.run() }
         while await runtime.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }

@@ -43,7 +43,8 @@ struct Board {
                 config.lines[role].map { _ in SimulatedLine(name: role, trace: trace, onChange: show) }
             }
             let camera = try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
-                                             images: config.camera.images, fps: config.camera.fps, clock: ContinuousClock())
+                                             images: config.camera.images, fps: config.camera.fps,
+                                             repeatEach: config.camera.framesPerImage, clock: ContinuousClock())
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let hardware = KioskHardware(camera: camera, button: button, torch: line("torch"),
                                          buzzer: line("buzzer"), statusLED: line("status_led"))
@@ -87,6 +88,8 @@ struct Board {
     }
 
     static func tuning(_ config: ScandConfig) -> KioskTuning {
-        KioskTuning(settings: config.kiosk, viewport: config.viewport, decoder: ZBarDecoder(symbologies: config.symbologies))
+        KioskTuning(settings: config.kiosk, viewport: config.viewport,
+                    decoder: DecodePipeline(symbologies: config.symbologies, quality: DecodePipeline.Quality(rawValue: config.decodeQuality) ?? .balanced,
+                                            rules: config.rules, engines: config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))))
     }
 }

@@ -24,15 +24,32 @@ struct Decode: ParsableCommand {
                                valueName: "names"))
     var symbologies: SymbologyList?
 
+    @Option(help: "Decoder: pipeline (zxing-cpp and zbar with extra passes), zxing or zbar.")
+    var engine: EngineChoice = .pipeline
+
+    @Option(help: "Pipeline effort: fast, balanced or accurate.")
+    var quality: QualityChoice = .balanced
+
     @Argument(help: "Image files.")
     var files: [String]
+
+    enum EngineChoice: String, ExpressibleByArgument, CaseIterable { case pipeline, zxing, zbar }
+    enum QualityChoice: String, ExpressibleByArgument, CaseIterable { case fast, balanced, accurate }
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
     }
 
     func run() throws {
-        let decoder = ZBarDecoder(symbologies: symbologies?.set ?? defaultSymbologies)
+        let set = symbologies?.set ?? defaultSymbologies
+        let decoder: any BarcodeDecoder
+        switch engine {
+        case .zbar: decoder = ZBarDecoder(symbologies: set)
+        case .zxing: decoder = ZXingDecoder(symbologies: set)
+        case .pipeline:
+            // One image is one frame: no agreeing frames, check digits and lengths as configured by default.
+            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced)
+        }
         let viewport = roi?.viewport ?? .full
         var anyMissing = false, anyError = false
         let clock = ContinuousClock()
@@ -69,7 +86,7 @@ enum DecodeReport {
             let corners = s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",")
             return "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),"
                 + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
-                + "\"numericOnly\":\(s.numericOnly),\"corners\":[\(corners)]}"
+                + "\"numericOnly\":\(s.numericOnly),\"aim\":\(JSONText.string(s.aim)),\"corners\":[\(corners)]}"
         }
         let ms = elapsed.milliseconds
         return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"

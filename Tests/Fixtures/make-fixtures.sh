@@ -31,3 +31,11 @@ qrencode -8 -s 6 -m 4 -r /tmp/scand-binary.bin -o binary-qr.png
 head -c 600 ean13.jpg > truncated.jpg
 printf 'this is not an image\n' > not-an-image.txt
 /usr/bin/convert -size 16x8 xc:black -fill white -draw "rectangle 8,0 15,7" -colorspace Gray -quality 95 gradient-16x8.jpg
+# The 2D seed symbologies zbar cannot read, and Code 39 with its mod 43 check character.
+zint --barcode=PDF417 --scale=2 --whitesp=10 --vwhitesp=10 -d "scand PDF417 fixture" -o pdf417.png
+zint --barcode=AZTEC --scale=4 --whitesp=8 --vwhitesp=8 -d "scand Aztec fixture" -o aztec.png
+zint --barcode=DATAMATRIX --scale=4 --whitesp=8 --vwhitesp=8 -d "scand DataMatrix fixture" -o datamatrix.png
+"${Z[@]}" --barcode=CODE39 --vers=1 -d "MOD43" -o code39-mod43.png
+# Binary DataMatrix: bytes 0x00..0x07 and 0xF0..0xFF.
+printf '\x00\x01\x02\x03\x04\x05\x06\x07\xf0\xf8\xff' > /tmp/scand-dm.bin
+zint --barcode=DATAMATRIX --binary --scale=4 --whitesp=8 --vwhitesp=8 -i /tmp/scand-dm.bin -o binary-datamatrix.png

@@ -1,0 +1,117 @@
+/// Per-symbology acceptance rules from the config: length limits, check digits and how many
+/// agreeing frames a linear code needs. A result that breaks them is not a read.
+public struct SymbologyRules: Sendable, Equatable {
+    /// What to do with an optional check character (ITF, Code 39).
+    public enum CheckDigit: String, Sendable, CaseIterable {
+        /// Do not check; transmit as read.
+        case none
+        /// Reject a read whose check character is wrong; transmit it.
+        case verify
+        /// Reject a read whose check character is wrong; transmit without it.
+        case verifyAndStrip = "verify-and-strip"
+    }
+
+    public struct Rule: Sendable, Equatable {
+        public var minLength: Int?
+        public var maxLength: Int?
+        public var checkDigit = CheckDigit.none
+        /// Consecutive frames that must agree before a read counts.
+        public var agreeingFrames: Int
+        /// Code 39 only: read `+A` as `a`, `/A` as `!`, ... (Full ASCII Code 39).
+        public var fullASCII = true
+        public init(agreeingFrames: Int = 1) { self.agreeingFrames = agreeingFrames }
+    }
+
+    public var rules: [Symbology: Rule]
+    public init(_ rules: [Symbology: Rule] = [:]) { self.rules = rules }
+
+    /// The default: linear codes need two agreeing frames (1D misreads are the common
+    /// complaint), 2D codes (with their error correction) one.
+    public func rule(_ s: Symbology) -> Rule { rules[s] ?? Rule(agreeingFrames: s.isLinear ? 2 : 1) }
+
+    /// The symbols that pass their rules, check characters stripped where configured. A UPC-E
+    /// or EAN-8 lying inside a longer EAN/UPC found in the same frame is dropped (a partial read
+    /// of the longer code). EAN/UPC/ITF-14 check digits are always verified.
+    public func apply(_ symbols: [Symbol]) -> [Symbol] {
+        symbols.compactMap { s -> Symbol? in
+            let r = rule(s.symbology)
+            var s = s
+            switch s.symbology {
+            case .ean13, .ean8, .upcA, .itf14:
+                if !UPC.hasValidCheckDigit(s.text) { return nil }
+            case .upcE:
+                guard let a = UPC.expandUPCE(s.text), UPC.hasValidCheckDigit(a) else { return nil }
+            case .itf where r.checkDigit != .none:
+                if !UPC.hasValidCheckDigit(s.text) { return nil }
+                if r.checkDigit == .verifyAndStrip { s.bytes.removeLast() }
+            case .code39:
+                if r.checkDigit != .none {
+                    guard Code39.hasValidMod43(s.bytes) else { return nil }
+                    if r.checkDigit == .verifyAndStrip { s.bytes.removeLast() }
+                }
+                if r.fullASCII, let full = Code39.fullASCII(s.bytes) { s.bytes = full; s.engineText = nil }
+            default: break
+            }
+            let n = s.bytes.count
+            if let min = r.minLength, n < min { return nil }
+            if let max = r.maxLength, n > max { return nil }
+            if s.symbology == .upcE || s.symbology == .ean8 {
+                let longer = symbols.filter { [.ean13, .upcA, .itf14].contains($0.symbology) }
+                if longer.contains(where: { Self.overlaps($0, s) }) { return nil }
+            }
+            return s
+        }
+    }
+
+    static func overlaps(_ a: Symbol, _ b: Symbol) -> Bool {
+        guard let ca = b.center, !a.corners.isEmpty else { return true }
+        let xs = a.corners.map(\.x), ys = a.corners.map(\.y)
+        return Double(xs.min()! - 5) <= ca.x && ca.x <= Double(xs.max()! + 5) && Double(ys.min()! - 20) <= ca.y && ca.y <= Double(ys.max()! + 20)
+    }
+}
+
+/// Code 39's optional modulo-43 check character.
+public enum Code39 {
+    static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ-. $/+%".utf8)
+
+    /// Full ASCII Code 39: the pairs `$X`, `%X`, `/X`, `+X` read as one character. Nil when the
+    /// text has no pair, or a pair that Full ASCII does not define (then it is plain Code 39).
+    public static func fullASCII(_ bytes: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        var i = 0, pairs = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            guard [UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "/"), UInt8(ascii: "+")].contains(c) else {
+                out.append(c); i += 1; continue
+            }
+            guard i + 1 < bytes.count else { return nil }
+            let n = bytes[i + 1]
+            guard n >= 65 && n <= 90 else { return nil } // A...Z
+            let k = n - 65
+            switch c {
+            case UInt8(ascii: "$"): out.append(1 + k)                 // $A..$Z: SOH..SUB
+            case UInt8(ascii: "+"): out.append(97 + k)                // +A..+Z: a..z
+            case UInt8(ascii: "/"):
+                if k <= 14 { out.append(33 + k) }                     // /A../O: ! .. /
+                else if k == 25 { out.append(58) }                    // /Z: :
+                else { return nil }
+            default:                                                  // %
+                let table: [UInt8] = [27, 28, 29, 30, 31, 59, 60, 61, 62, 63, 91, 92, 93, 94, 95, 123, 124, 125, 126, 127, 0, 64, 96, 127, 127, 127]
+                out.append(table[Int(k)])
+            }
+            pairs += 1
+            i += 2
+        }
+        return pairs > 0 ? out : nil
+    }
+
+    public static func hasValidMod43(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 2 else { return false }
+        var sum = 0
+        for b in bytes.dropLast() {
+            guard let v = alphabet.firstIndex(of: b) else { return false }
+            sum += v
+        }
+        return alphabet[sum % 43] == bytes.last!
+    }
+}
