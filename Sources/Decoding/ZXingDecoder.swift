@@ -54,7 +54,8 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
             let c = r.corners
             let xs = [c.0, c.2, c.4, c.6], ys = [c.1, c.3, c.5, c.7]
             let corners = (0..<4).map { PixelPoint(x: Int(xs[$0]) + roi.x, y: Int(ys[$0]) + roi.y) }
-            let engineText = r.text.map { String(cString: $0) }
+            // zxing's text for binary content is no reading of it (often empty): keep the bytes' own.
+            let engineText = r.content_type == 1 ? nil : r.text.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             let aim = withUnsafeBytes(of: r.symbology_id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: corners, engineText: engineText,
                                   hasECI: r.has_eci != 0, aimIdentifier: aim.isEmpty ? nil : aim))

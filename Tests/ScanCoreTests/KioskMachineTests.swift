@@ -236,3 +236,20 @@ import Testing
         #expect(JSONText.string("a\"b\\c\nd\u{01}") == "\"a\\\"b\\\\c\\nd\\u0001\"")
     }
 }
+
+@Suite struct AgreeingFramesTests {
+    @Test func aLinearCodeCountsAfterItsAgreeingFrames() {
+        var s = KioskSettings()
+        s.agreeingFrames = [.ean13: 2]
+        var m = KioskMachine(settings: s)
+        _ = m.handle(.started)
+        _ = m.handle(.cameraChanged(.available))
+        _ = m.handle(.buttonPressed)
+        let a = Symbol(symbology: .ean13, text: "5901234123457"), b = Symbol(symbology: .ean13, text: "4006381333931")
+        #expect(m.handle(.decoded(session: 1, symbols: [a])) == [])
+        #expect(m.handle(.decoded(session: 1, symbols: [b])) == [], "a different code starts over")
+        #expect(m.handle(.decoded(session: 1, symbols: [])) == [], "a frame without it starts over too")
+        #expect(m.handle(.decoded(session: 1, symbols: [b])) == [])
+        #expect(m.handle(.decoded(session: 1, symbols: [b])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: b))))
+    }
+}
