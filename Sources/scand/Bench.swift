@@ -62,8 +62,11 @@ struct KioskLatency: AsyncParsableCommand {
             // Block on the host end until the line's end arrives.
             var line: [UInt8] = []
             while line.last != 10 {
+                var p = pollfd(fd: host, events: Int16(POLLIN), revents: 0)
+                guard poll(&p, 1, 60_000) > 0 else { throw ValidationError("no result within 60 s") }
+                if p.revents & Int16(POLLHUP) != 0 { throw ValidationError("the serial pty hung up") }
                 let n = buffer.withUnsafeMutableBytes { read(host, $0.baseAddress, $0.count) }
-                if n <= 0 { throw ValidationError("the serial pty closed") }
+                if n <= 0 { continue }
                 line += buffer[0..<n]
             }
             latencies.append((clock.now - start).milliseconds)
