@@ -38,8 +38,10 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let reading = Mutex(false)
 
-    /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call.
-    public init(path: String, settings: SerialSettings, syscalls: Syscalls = .system) throws {
+    /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call. With
+    /// `waitForDevice`, a port that is not there yet (unplugged adapter) is not an error: it is
+    /// opened by the first write after it appears.
+    public init(path: String, settings: SerialSettings, waitForDevice: Bool = false, syscalls: Syscalls = .system) throws {
         self.path = path
         self.name = path
         self.settings = settings
@@ -53,7 +55,10 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
         guard let pipe = makeWakePipe() else { throw HardwareError(.other, operation: "pipe", device: path, errno: errno) }
         wake = pipe
         (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        do { try reopen() } catch { close(pipe.read); close(pipe.write); throw error }
+        do { try reopen() } catch {
+            if waitForDevice && (error.kind == .notFound || error.kind == .disconnected) { return }
+            close(pipe.read); close(pipe.write); throw error
+        }
     }
 
     /// 8N1 at `baud`, no flow control.

@@ -22,7 +22,7 @@ struct Reader {
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "status"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
@@ -66,7 +66,8 @@ struct Reader {
             fail("camera.images", "the simulated camera needs image files or folders to play")
         }
 
-        let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms"])
+        let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms", "same_symbol_timeout_ms"])
+        c.sameSymbolTimeout = millis(scan, "scan.same_symbol_timeout_ms", default: c.sameSymbolTimeout, range: 0...600_000)
         if let v = scan["viewport"] {
             let numbers = numbersArray(v, "scan.viewport")
             if numbers.count == 4 {
@@ -169,8 +170,35 @@ struct Reader {
         }
         c.kiosk.hasTorch = c.lines["torch"] != nil
 
-        let output = table(top["output"], "output", allowed: ["serial"])
-        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix"])
+        let output = table(top["output"], "output", allowed: ["serial", "stdout", "hid"])
+        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix", "format", "aim", "ack", "commands"])
+        c.serial.format = oneOf(serial, "output.serial.format", ["text", "json"], default: "text")
+        c.serial.aim = bool(serial, "output.serial.aim", default: false)
+        c.serial.ack = bool(serial, "output.serial.ack", default: false)
+        c.serial.commands = bool(serial, "output.serial.commands", default: true)
+        for (name, key) in [("stdout", "output.stdout"), ("hid", "output.hid")] {
+            let t = table(output[name], key, allowed: ["enabled", "device", "format", "aim", "prefix", "suffix", "layout"])
+            var o = name == "stdout" ? c.stdout : c.hid
+            o.enabled = bool(t, "\(key).enabled", default: false)
+            o.device = string(t, "\(key).device", default: name == "hid" ? "/dev/hidg0" : "")
+            o.format = oneOf(t, "\(key).format", name == "hid" ? ["text"] : ["text", "json"], default: "text")
+            o.aim = bool(t, "\(key).aim", default: false)
+            o.prefix = escapes(t, "\(key).prefix", default: [])
+            o.suffix = escapes(t, "\(key).suffix", default: [10])
+            o.layout = oneOf(t, "\(key).layout", ["us", "de"], default: "us")
+            if name == "stdout" { c.stdout = o } else { c.hid = o }
+        }
+        let outbox = table(top["outbox"], "outbox", allowed: ["directory", "capacity", "policy"])
+        let dir = string(outbox, "outbox.directory", default: "")
+        c.outboxDirectory = dir.isEmpty ? nil : dir
+        c.outboxCapacity = int(outbox, "outbox.capacity", default: c.outboxCapacity, range: 1...1_000_000)
+        c.outboxPolicy = oneOf(outbox, "outbox.policy", ["drop-oldest", "reject-new"], default: c.outboxPolicy)
+        let metrics = table(top["metrics"], "metrics", allowed: ["file"])
+        let mf = string(metrics, "metrics.file", default: "")
+        c.metricsFile = mf.isEmpty ? nil : mf
+        let events = table(top["events"], "events", allowed: ["socket"])
+        let es = string(events, "events.socket", default: "")
+        c.eventSocket = es.isEmpty ? nil : es
         c.serial.dataBits = int(serial, "output.serial.data_bits", default: 8, range: 5...8)
         c.serial.stopBits = int(serial, "output.serial.stop_bits", default: 1, range: 1...2)
         c.serial.parity = oneOf(serial, "output.serial.parity", ["none", "even", "odd"], default: "none")

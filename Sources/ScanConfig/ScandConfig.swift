@@ -74,6 +74,26 @@ public struct ScandConfig: Equatable, Sendable {
         /// Bytes written before and after each result (escapes like `\r\n`, `\x02` allowed).
         public var prefix: [UInt8] = []
         public var suffix: [UInt8] = [13, 10]
+        /// "text" or "json" (JSON lines).
+        public var format = "text"
+        /// Put the AIM symbology identifier before the text.
+        public var aim = false
+        /// Keep each result until the host sends `ACK <seq>`.
+        public var ack = false
+        /// Accept host commands on the port.
+        public var commands = true
+    }
+
+    /// Another output: stdout or a USB HID keyboard gadget.
+    public struct Output: Equatable, Sendable {
+        public var enabled = false
+        public var device = ""
+        public var format = "text"
+        public var aim = false
+        public var prefix: [UInt8] = []
+        public var suffix: [UInt8] = [10]
+        /// HID only: the host's keyboard layout, "us" or "de".
+        public var layout = "us"
     }
 
     public var hardware = Hardware.linux
@@ -97,6 +117,18 @@ public struct ScandConfig: Equatable, Sendable {
     /// Configured lines by role: `button`, `torch`, `buzzer`, `status_led`.
     public var lines: [String: Line] = [:]
     public var serial = Serial()
+    public var stdout = Output()
+    public var hid = Output(enabled: false, device: "/dev/hidg0", format: "text", aim: false, prefix: [], suffix: [10], layout: "us")
+    /// Where outboxes live (one file per output), or nil to keep pending results in memory.
+    public var outboxDirectory: String?
+    public var outboxCapacity = 1000
+    public var outboxPolicy = "drop-oldest"
+    /// The same code again within this time is not reported twice.
+    public var sameSymbolTimeout: Duration = .milliseconds(500)
+    /// A Prometheus text file rewritten on every change, or nil.
+    public var metricsFile: String?
+    /// A Unix socket streaming JSON events, or nil.
+    public var eventSocket: String?
     /// A file scand rewrites with its status and metrics, or nil.
     public var statusFile: String?
     public var logLevel = LogLevel.info

@@ -6,6 +6,10 @@ public enum KioskEvent: Equatable, Sendable {
     case buttonReleased
     /// A trigger from the host (serial command): like a press, but never confirms or toggles.
     case hostTrigger
+    /// The host ends the session (like a cancelling press; nothing when idle).
+    case hostStop
+    /// The host sets the torch mode for this run; nil returns to the configured mode.
+    case torchOverride(TorchMode?)
     case timerFired(KioskTimer)
     /// Symbols decoded from a frame of `session`, viewport already applied.
     case decoded(session: Int, symbols: [Symbol])
@@ -56,8 +60,15 @@ public struct KioskMachine: Sendable {
     /// The code seen in the last frames of this session and in how many in a row.
     private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
 
-    public init(settings: KioskSettings) {
+    /// The torch mode the host set, over the configured one.
+    private var torchOverride: TorchMode?
+    private var torchMode: TorchMode { torchOverride ?? settings.torchMode }
+
+    /// - Parameter firstSequence: the number the first result gets (results keep counting across
+    ///   restarts when the runtime persists them).
+    public init(settings: KioskSettings, firstSequence: Int = 1) {
         self.settings = settings
+        sequence = max(0, firstSequence - 1)
         torch = settings.hasTorch ? .off : .unavailable
     }
 
@@ -80,6 +91,14 @@ public struct KioskMachine: Sendable {
             return settings.longPressAction != .none ? [.cancelTimer(.longPress)] : []
         case .hostTrigger:
             return trigger(confirms: false)
+        case .hostStop:
+            guard case .scanning = phase else { return [] }
+            metrics.closedWithoutScan += 1
+            return endSession(.cancelled) + [.log(.info, "scan session \(session) stopped by the host")]
+        case .torchOverride(let mode):
+            torchOverride = mode
+            guard case .scanning = phase else { return [] }
+            return torchMode == .on ? torchOn() : torchOff()
         case .timerFired(let timer):
             return timerFired(timer)
         case .decoded(let from, let symbols):
@@ -132,7 +151,7 @@ public struct KioskMachine: Sendable {
         phase = .scanning(session: session)
         candidate = nil
         effects += torchOff(force: true) // off whenever a session starts, then on if configured
-        if settings.torchMode == .on { effects += torchOn() }
+        if torchMode == .on { effects += torchOn() }
         effects += [.startCapture(session: session), .startTimer(.session, after: settings.sessionTimeout),
                     .indicate(.scanning), .log(.info, "scan session \(session) started")]
         return effects
@@ -211,7 +230,7 @@ public struct KioskMachine: Sendable {
         if !new.hasTorch && settings.hasTorch { effects += torchOff() }
         settings = new
         if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
-        if case .scanning = phase, new.torchMode == .off { effects += torchOff() }
+        if case .scanning = phase, torchMode == .off { effects += torchOff() }
         return effects + [.log(.info, "settings applied")]
     }
 

@@ -2,6 +2,9 @@ import Decoding
 import Logging
 import ScanCore
 import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The board as the kiosk sees it. Any line may be missing: it is then never driven.
 public struct KioskHardware: Sendable {
@@ -26,10 +29,13 @@ public struct KioskTuning: Sendable {
     public var settings: KioskSettings
     public var viewport: Viewport
     public var decoder: any BarcodeDecoder
-    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder) {
+    /// The same code again within this time is not reported twice.
+    public var sameSymbolTimeout: Duration
+    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder, sameSymbolTimeout: Duration = .zero) {
         self.settings = settings
         self.viewport = viewport
         self.decoder = decoder
+        self.sameSymbolTimeout = sameSymbolTimeout
     }
 }
 
@@ -42,6 +48,12 @@ public struct KioskStatus: Sendable, Equatable {
     public var framesDecoded: Int
     public var framesDropped: Int
     public var cameraReconnects: Int
+    /// Seconds spent decoding frames, in all.
+    public var decodeSeconds: Double
+    /// Results reported as the same code within the same-symbol time and not delivered again.
+    public var duplicatesSuppressed: Int
+    /// Results waiting in output outboxes.
+    public var pendingResults: Int
 
     /// One JSON object.
     public var json: String {
@@ -50,7 +62,9 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"torch\":\(JSONText.string(torch.rawValue)),\"phase\":\(JSONText.string(phase)),"
             + "\"presses\":\(m.presses),\"goodReads\":\(m.goodReads),\"closedWithoutScan\":\(m.closedWithoutScan),"
             + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
-            + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects)}"
+            + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
+            + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
+            + "\"pendingResults\":\(pendingResults)}"
     }
 }
 
@@ -75,15 +89,26 @@ public actor KioskRuntime {
     private var flashing = false
     private var tasks: [Task<Void, Never>] = []
     private var framesDecoded = 0
+    private var decodeSeconds = 0.0
     private var cameraReconnects = 0
+    private var duplicates = 0
+    private var sameSymbol: SameSymbolFilter
+    private var retry: Task<Void, Never>?
+    /// Time since the runtime started, on its clock.
+    private let elapsed: @Sendable () -> Duration
+    private let onEvent: (@Sendable (String) -> Void)?
     private var cameraWasLost = false
     private var finished: CheckedContinuation<Void, Never>?
     private var stopped = false
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
-                patterns: FeedbackPatterns = .standard, onStatus: (@Sendable (KioskStatus) -> Void)? = nil) {
-        self.machine = KioskMachine(settings: tuning.settings)
+                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1,
+                onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
+        self.machine = KioskMachine(settings: tuning.settings, firstSequence: firstSequence)
+        self.sameSymbol = SameSymbolFilter(window: tuning.sameSymbolTimeout)
+        self.elapsed = Self.elapsedTime(on: clock)
+        self.onEvent = onEvent
         self.hardware = hardware
         self.tuning = tuning
         self.outputs = outputs
@@ -114,6 +139,7 @@ public actor KioskRuntime {
         handle(.stopping)
         stopped = true
         reopen?.cancel()
+        retry?.cancel()
         for task in tasks { task.cancel() }
         for (_, player) in players { player.cancel() }
         players = [:]
@@ -129,17 +155,27 @@ public actor KioskRuntime {
     /// Applies new settings, viewport and decoder (SIGHUP). Hardware stays as it is.
     public func reload(_ new: KioskTuning) {
         tuning = new
+        sameSymbol.window = new.sameSymbolTimeout
         handle(.settingsChanged(new.settings))
     }
 
     /// Feeds one event from outside (a host trigger, the demo's Enter key).
     public func send(_ event: KioskEvent) { handle(event) }
 
+    /// The good-read beep, on request (host `BEEP`).
+    func beep() { perform(.feedback(.goodRead)) }
+
+    func addTask(_ task: Task<Void, Never>) { tasks.append(task) }
+
+    func logHostError(_ message: String) { logger.warning("\(message)") }
+
     /// The kiosk now.
     public var status: KioskStatus {
         KioskStatus(camera: machine.camera, torch: machine.torch, phase: Self.name(machine.phase),
                     metrics: machine.metrics, framesDecoded: framesDecoded,
-                    framesDropped: hardware.camera.droppedFrames, cameraReconnects: cameraReconnects)
+                    framesDropped: hardware.camera.droppedFrames, cameraReconnects: cameraReconnects,
+                    decodeSeconds: decodeSeconds, duplicatesSuppressed: duplicates,
+                    pendingResults: outputs.reduce(0) { $0 + $1.pendingCount })
     }
 
     // MARK: - The loop
@@ -154,12 +190,15 @@ public actor KioskRuntime {
     private func perform(_ effect: KioskEffect) {
         switch effect {
         case .setTorch(let on):
+            event("torch", ["state": JSONText.string(on ? "on" : "off")])
             guard let torch = hardware.torch else { return }
             do { try torch.set(LineValue(on)) } catch { logger.error("torch: \(error)") }
             logger.info("torch \(on ? "on" : "off")")
         case .startCapture(let session):
+            event("scanning-started", ["session": "\(session)"])
             startCapture(session)
         case .stopCapture:
+            event("scanning-stopped", [:])
             capture?.cancel()
             capture = nil
             hardware.camera.stopCapture()
@@ -176,11 +215,7 @@ public actor KioskRuntime {
             // A running flash finishes first; the LED then shows the newest indication.
             if !flashing { play(hardware.statusLED, role: "status_led", statusPattern) }
         case .deliver(let result):
-            for output in outputs {
-                do { try output.deliver(result) } catch {
-                    logger.error("output \(output.name) failed for result \(result.sequence): \(error)")
-                }
-            }
+            deliver(result)
         case .startTimer(let timer, let after):
             startTimer(timer, after: after)
         case .cancelTimer(let timer):
@@ -188,6 +223,76 @@ public actor KioskRuntime {
         case .log(let level, let message):
             logger.log(level: Self.level(level), "\(message)")
         }
+    }
+
+    // MARK: - Outputs
+
+    private func deliver(_ result: ScanResult) {
+        let now = elapsed()
+        guard sameSymbol.admit(result.symbol, at: now) else {
+            duplicates += 1
+            logger.info("result \(result.sequence) is the same code as the last within the same-symbol time: not reported again")
+            return
+        }
+        let s = result.symbol
+        event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                         "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
+        let millis = Self.unixMillis()
+        for output in outputs {
+            do { try output.deliver(result, unixMillis: millis) } catch {
+                logger.error("output \(output.name): result \(result.sequence) kept for a retry: \(error)")
+            }
+        }
+        scheduleRetry()
+    }
+
+    /// While any output keeps results, retries every second (quietly) until all are written.
+    private func scheduleRetry() {
+        guard retry == nil, outputs.contains(where: { $0.pendingCount > 0 }) else { return }
+        let clock = self.clock
+        retry = Task { [weak self] in
+            do { try await clock.sleep(for: .seconds(1)) } catch { return }
+            await self?.retryOutputs()
+        }
+    }
+
+    private func retryOutputs() {
+        retry = nil
+        guard !stopped else { return }
+        for output in outputs where output.pendingCount > 0 {
+            let before = output.pendingCount
+            do {
+                if let d = output as? DeliveringOutput, d.requiresAck { try d.resendUnacknowledged() } else { try output.flush() }
+                if before > 0 && output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
+            } catch {
+                logger.debug("output \(output.name): retry failed: \(error)")
+            }
+        }
+        onStatus?(status)
+        scheduleRetry()
+    }
+
+    /// The host acknowledged result `seq` (serial `ACK n`).
+    public func acknowledge(_ seq: Int) -> Bool {
+        outputs.map { $0.acknowledge(seq) }.contains(true)
+    }
+
+    /// One JSON event for the event stream.
+    private func event(_ type: String, _ fields: [String: String]) {
+        guard let onEvent else { return }
+        let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
+        onEvent("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")
+    }
+
+    static func elapsedTime<C: Clock>(on clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
+    }
+
+    static func unixMillis() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     // MARK: - Timers
@@ -216,6 +321,7 @@ public actor KioskRuntime {
         do {
             try hardware.camera.open()
             if cameraWasLost { cameraReconnects += 1 }
+            event("camera", ["state": JSONText.string("available")])
             cameraWasLost = false
             handle(.cameraChanged(.available))
         } catch {
@@ -226,6 +332,7 @@ public actor KioskRuntime {
     /// Reports the camera's state and retries opening it with backoff: 0.5 s, 1 s, 2 s, then
     /// every 4 s. The machine logs the state once; the retries are quiet.
     private func cameraLost(_ error: Error, attempt: Int) {
+        event("camera", ["state": JSONText.string(Self.cameraState(error).name)])
         cameraWasLost = true
         capture?.cancel()
         capture = nil
@@ -262,14 +369,23 @@ public actor KioskRuntime {
                 }
                 let cx = (viewport.x + viewport.width / 2) * Double(frame.width)
                 let cy = (viewport.y + viewport.height / 2) * Double(frame.height)
+                let started = ContinuousClock.now
                 let symbols = decoder.decode(frame, viewport: viewport).sortedByDistance(toX: cx, y: cy)
-                await self?.frameDecoded(session: session, symbols: symbols)
+                let seconds = (ContinuousClock.now - started).milliseconds / 1000
+                await self?.frameDecoded(session: session, symbols: symbols, seconds: seconds)
             }
         }
     }
 
-    private func frameDecoded(session: Int, symbols: [Symbol]) {
+    private func frameDecoded(session: Int, symbols: [Symbol], seconds: Double) {
         framesDecoded += 1
+        decodeSeconds += seconds
+        if !symbols.isEmpty, onEvent != nil {
+            let located = symbols.map { s in
+                "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
+            }
+            event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
+        }
         handle(.decoded(session: session, symbols: symbols))
     }
 

@@ -2,63 +2,127 @@ import Logging
 import ScanCore
 import ScanHardware
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// Somewhere a result goes: the serial port, the log, ...
+/// Somewhere a result goes: the serial port, a USB keyboard gadget, stdout, the log.
 public protocol ResultOutput: Sendable {
     var name: String { get }
-    /// Writes one result; throws when it could not be written.
-    func deliver(_ result: ScanResult) throws
+    /// Takes one result (read at `unixMillis`, wall clock); throws when it could not be written
+    /// now (it is then kept and retried by `flush()` where the output keeps results).
+    func deliver(_ result: ScanResult, unixMillis: Int64) throws
+    /// Results kept for a retry.
+    var pendingCount: Int { get }
+    /// Writes what is kept, oldest first, stopping at the first failure.
+    func flush() throws
+    /// The host acknowledged result `seq`; false when this output did not wait for it.
+    func acknowledge(_ seq: Int) -> Bool
 }
 
-/// Results as text lines on a serial port: `prefix + text + suffix`, with the payload escaped
-/// so that control characters and escape sequences never reach the host raw.
-///
-/// A line that could not be written (port unplugged, host not reading) is kept, in order, and
-/// written before the next result once the port is back (at most `keep` lines; the oldest go
-/// first when more pile up, and the log says so).
-public final class SerialOutput: ResultOutput, @unchecked Sendable {
-    public let port: any SerialPort
-    public let prefix: [UInt8]
-    public let suffix: [UInt8]
-    public let keep: Int
-    public var name: String { "serial \(port.name)" }
-    private let pending = Mutex<[[UInt8]]>([])
+extension ResultOutput {
+    public var pendingCount: Int { 0 }
+    public func flush() throws {}
+    public func acknowledge(_ seq: Int) -> Bool { false }
+}
 
-    public init(port: any SerialPort, prefix: [UInt8] = [], suffix: [UInt8] = [13, 10], keep: Int = 100) {
-        self.port = port
-        self.prefix = prefix
-        self.suffix = suffix
-        self.keep = keep
+/// An output whose writes can fail (a port unplugged, a host not reading): every result goes to
+/// its outbox first and leaves it only once written — or, with `requiresAck`, once the host
+/// acknowledged its sequence number (`ACK n`). Results pending while the host or port is gone
+/// are sent, in order, when it is back.
+public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
+    public let name: String
+    public let format: OutputFormat
+    public let outbox: Outbox
+    public let requiresAck: Bool
+    private let writer: @Sendable ([UInt8]) throws -> Void
+    /// Sent and waiting for the host's ACK.
+    private let awaitingAck = Mutex(Set<Int>())
+    private let lock = Mutex(())
+
+    public init(name: String, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
+                requiresAck: Bool = false, writer: @escaping @Sendable ([UInt8]) throws -> Void) {
+        self.name = name
+        self.format = format
+        self.outbox = outbox
+        self.requiresAck = requiresAck
+        self.writer = writer
     }
 
-    /// The exact bytes written for `result`.
-    public func bytes(for result: ScanResult) -> [UInt8] {
-        prefix + Array(PayloadText.escaped(result.symbol.text).utf8) + suffix
+    /// Results on a serial port.
+    public convenience init(port: any SerialPort, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
+                            requiresAck: Bool = false) {
+        self.init(name: "serial \(port.name)", format: format, outbox: outbox, requiresAck: requiresAck) { try port.write($0) }
     }
 
-    /// Lines waiting for the port.
-    public var pendingCount: Int { pending.withLock { $0.count } }
+    public var pendingCount: Int { outbox.pending.count }
 
-    public func deliver(_ result: ScanResult) throws {
-        let dropped = pending.withLock { p -> Int in
-            p.append(bytes(for: result))
-            let over = max(0, p.count - keep)
-            p.removeFirst(over)
-            return over
-        }
+    public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
+        let dropped = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)))
         try flush()
-        if dropped > 0 {
-            throw HardwareError(.other, operation: "queue", device: port.name, hint: "\(dropped) older unsent line(s) discarded (limit \(keep))")
+        if let dropped {
+            throw HardwareErrorLike("\(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
         }
     }
 
-    /// Writes what is pending, oldest first, stopping at the first failure.
     public func flush() throws {
-        while let line = pending.withLock({ $0.first }) {
-            try port.write(line)
-            pending.withLock { _ = $0.removeFirst() }
+        try lock.withLock { _ in
+            for entry in outbox.pending where !awaitingAck.withLock({ $0.contains(entry.seq) }) {
+                try writer(entry.bytes)
+                if requiresAck { awaitingAck.withLock { _ = $0.insert(entry.seq) } } else { try outbox.done(entry.seq) }
+            }
         }
     }
+
+    /// Sends again what the host has not acknowledged (called when the ACK did not come in time).
+    public func resendUnacknowledged() throws {
+        awaitingAck.withLock { $0.removeAll() }
+        try flush()
+    }
+
+    public func acknowledge(_ seq: Int) -> Bool {
+        guard requiresAck, awaitingAck.withLock({ $0.remove(seq) != nil }) else { return false }
+        try? outbox.done(seq)
+        return true
+    }
+}
+
+/// Writers for the outputs scand has.
+public enum Writers {
+    /// Standard output (a pipe, a terminal, the journal).
+    public static let stdout: @Sendable ([UInt8]) throws -> Void = { bytes in
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let n = rest.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw HardwareErrorLike("stdout: \(String(cString: strerror(errno)))") }
+            rest = rest.dropFirst(n)
+        }
+    }
+
+    /// A USB HID keyboard gadget (`/dev/hidg0`): the text typed in `layout`, one press and one
+    /// release report per character. A character the layout cannot type fails the write (nothing
+    /// is typed), so that a wrong code never reaches the host's input field half-typed.
+    public static func hidKeyboard(path: String, layout: KeyboardLayout) -> @Sendable ([UInt8]) throws -> Void {
+        { bytes in
+            let (reports, untypable) = layout.reports(for: String(decoding: bytes, as: UTF8.self))
+            guard untypable.isEmpty else {
+                throw HardwareErrorLike("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
+            }
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "open", device: path, errno: errno,
+                                                     hint: "is the USB gadget (g_hid / configfs hid function) set up?") }
+            defer { close(fd) }
+            for report in reports {
+                let n = report.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if n != 8 { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: path, errno: errno) }
+            }
+        }
+    }
+}
+
+/// Text lines on a serial port: the plain-text format over a `DeliveringOutput`.
+public func SerialOutput(port: any SerialPort, prefix: [UInt8] = [], suffix: [UInt8] = [13, 10], keep: Int = 100) -> DeliveringOutput {
+    DeliveringOutput(port: port, format: .text(prefix: prefix, suffix: suffix, aim: false), outbox: try! Outbox(path: nil, capacity: keep))
 }
 
 /// Results in the log, with structured metadata.
@@ -67,11 +131,12 @@ public struct LogOutput: ResultOutput {
     public var name: String { "log" }
     public init(logger: Logger) { self.logger = logger }
 
-    public func deliver(_ result: ScanResult) throws {
+    public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
         let s = result.symbol
         logger.notice("read \(s.symbology.rawValue): \(PayloadText.escaped(s.text))", metadata: [
             "seq": "\(result.sequence)", "symbology": "\(s.symbology.rawValue)",
             "numericOnly": "\(s.numericOnly)", "bytes": "\(s.bytes.count)",
+            "payload": "\(PayloadClassifier.classify(s).kind.rawValue)",
         ])
     }
 }

@@ -14,24 +14,55 @@ struct Board {
     var hardware: KioskHardware
     var outputs: [any ResultOutput]
     var simulatedButton: SimulatedButton?
+    /// The serial port, for host commands.
+    var serialPort: (any SerialPort)?
+    /// The highest result number the outboxes have seen (results keep counting from there).
+    var lastSequence = 0
 
     static func make(_ config: ScandConfig, logger: Logger) throws -> Board {
         var outputs: [any ResultOutput] = []
+        var lastSequence = 0
+        func outbox(_ name: String) throws -> Outbox {
+            let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,
+                                 policy: Outbox.Policy(rawValue: config.outboxPolicy) ?? .dropOldest)
+            lastSequence = max(lastSequence, box.maxSequence)
+            if !box.pending.isEmpty { logger.notice("\(name): \(box.pending.count) result(s) from before the restart will be sent") }
+            return box
+        }
+        func format(_ json: String, aim: Bool, prefix: [UInt8], suffix: [UInt8]) -> OutputFormat {
+            json == "json" ? .jsonLines : .text(prefix: prefix, suffix: suffix, aim: aim)
+        }
+        var serialPort: (any SerialPort)?
         switch config.serial.device {
         case "":
             break
         case "simulated":
             let pty = try PseudoTerminal()
             logger.notice("simulated serial port: the host end is \(pty.hostPath) (try: cat \(pty.hostPath))")
-            outputs.append(SerialOutput(port: pty, prefix: config.serial.prefix, suffix: config.serial.suffix))
+            serialPort = pty
         default:
             var settings = SerialSettings(baud: config.serial.baud)
             settings.dataBits = config.serial.dataBits
             settings.stopBits = config.serial.stopBits
             settings.parity = SerialSettings.Parity(rawValue: config.serial.parity) ?? .none
             settings.flowControl = SerialSettings.FlowControl(rawValue: config.serial.flowControl) ?? .none
-            let port = try TermiosSerialPort(path: config.serial.device, settings: settings)
-            outputs.append(SerialOutput(port: port, prefix: config.serial.prefix, suffix: config.serial.suffix))
+            serialPort = try TermiosSerialPort(path: config.serial.device, settings: settings, waitForDevice: true)
+        }
+        if let serialPort {
+            outputs.append(DeliveringOutput(port: serialPort, format: format(config.serial.format, aim: config.serial.aim,
+                                                                             prefix: config.serial.prefix, suffix: config.serial.suffix),
+                                            outbox: try outbox("serial"), requiresAck: config.serial.ack))
+        }
+        if config.stdout.enabled {
+            outputs.append(DeliveringOutput(name: "stdout", format: format(config.stdout.format, aim: config.stdout.aim,
+                                                                           prefix: config.stdout.prefix, suffix: config.stdout.suffix),
+                                            writer: Writers.stdout))
+        }
+        if config.hid.enabled {
+            outputs.append(DeliveringOutput(name: "hid \(config.hid.device)",
+                                            format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim),
+                                            outbox: try outbox("hid"),
+                                            writer: Writers.hidKeyboard(path: config.hid.device, layout: KeyboardLayout(rawValue: config.hid.layout) ?? .us)))
         }
         switch config.hardware {
         case .simulated:
@@ -48,7 +79,7 @@ struct Board {
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let hardware = KioskHardware(camera: camera, button: button, torch: line("torch"),
                                          buzzer: line("buzzer"), statusLED: line("status_led"))
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: button)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence)
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)
@@ -83,13 +114,14 @@ struct Board {
                 ? degrade("buzzer") { try SysfsPWMTone(channel: config.buzzerPWM!, hz: config.buzzerHz) } : output("buzzer")
             let hardware = KioskHardware(camera: camera, button: button, torch: output("torch"),
                                          buzzer: buzzer, statusLED: output("status_led"))
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence)
         }
     }
 
     static func tuning(_ config: ScandConfig) -> KioskTuning {
         KioskTuning(settings: config.kiosk, viewport: config.viewport,
                     decoder: DecodePipeline(symbologies: config.symbologies, quality: DecodePipeline.Quality(rawValue: config.decodeQuality) ?? .balanced,
-                                            rules: config.rules, engines: config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))))
+                                            rules: config.rules, engines: config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))),
+                    sameSymbolTimeout: config.sameSymbolTimeout)
     }
 }

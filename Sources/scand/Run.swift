@@ -55,12 +55,30 @@ struct Run: AsyncParsableCommand {
             logger.critical("cannot start: \(error)")
             throw ExitCode(1)
         }
-        let statusFile = loaded.statusFile
+        let statusFile = loaded.statusFile, metricsFile = loaded.metricsFile
         var tuning = Board.tuning(loaded)
         tuning.settings.hasTorch = board.hardware.torch != nil
-        let runtime = KioskRuntime(
-            hardware: board.hardware, tuning: tuning, outputs: board.outputs + [LogOutput(logger: logger)],
-            logger: logger, onStatus: { status in if let statusFile { StatusFile.write(status, to: statusFile) } })
+        var events: EventSocket?
+        if let path = loaded.eventSocket {
+            do { events = try EventSocket(path: path); logger.notice("events on \(path)") } catch {
+                logger.error("no event stream: \(error)")
+            }
+        }
+        let eventSink = events
+        let publish: (@Sendable (String) -> Void)? = eventSink.map { sink in { @Sendable line in sink.publish(line) } }
+        let outputs: [any ResultOutput] = board.outputs + [LogOutput(logger: logger)]
+        let onStatus: @Sendable (KioskStatus) -> Void = { status in
+            if let statusFile { StatusFile.write(status, to: statusFile) }
+            if let metricsFile { MetricsFile.write(status, to: metricsFile) }
+        }
+        let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger,
+                                   firstSequence: board.lastSequence + 1, onStatus: onStatus, onEvent: publish)
+        if let port = board.serialPort, loaded.serial.commands {
+            let session = SessionOverrides(path: config, overrides: overrides, hasTorchLine: board.hardware.torch != nil)
+            await runtime.serveHost(on: port, version: Scand.configuration.version) { key, value in
+                await session.set(key, value, on: runtime)
+            }
+        }
 
         let signals = SignalHandlers()
         signals.on(SIGTERM) { Task { await runtime.stop() } }
@@ -128,5 +146,33 @@ enum StatusFile {
         let tmp = path + ".tmp"
         guard FileManager.default.createFile(atPath: tmp, contents: Data((status.json + "\n").utf8)) else { return }
         _ = rename(tmp, path)
+    }
+}
+
+/// `SET key=value` from the host: the config with every session override so far, validated
+/// like a file, applied without restarting.
+actor SessionOverrides {
+    let path: String
+    var overrides: [String]
+    let hasTorchLine: Bool
+
+    init(path: String, overrides: [String], hasTorchLine: Bool) {
+        self.path = path
+        self.overrides = overrides
+        self.hasTorchLine = hasTorchLine
+    }
+
+    func set(_ key: String, _ value: String, on runtime: KioskRuntime) async -> String? {
+        let candidate = overrides + ["\(key)=\(value)"]
+        do {
+            let config = try ConfigLoader.load(path: path, overrides: candidate)
+            var tuning = Board.tuning(config)
+            tuning.settings.hasTorch = tuning.settings.hasTorch && hasTorchLine
+            await runtime.reload(tuning)
+            overrides = candidate
+            return nil
+        } catch {
+            return error.errors.map(\.message).joined(separator: "; ")
+        }
     }
 }

@@ -52,7 +52,7 @@ import Testing
         let port = try TermiosSerialPort(path: pty.hostPath, baud: 9600)
         let output = SerialOutput(port: port, prefix: [0x02], suffix: [0x03])
         let payload = Symbol(symbology: .code128, bytes: Array("ok\u{1B}[2J".utf8))
-        try output.deliver(ScanResult(sequence: 1, session: 1, symbol: payload))
+        try output.deliver(ScanResult(sequence: 1, session: 1, symbol: payload), unixMillis: 0)
         var got: [UInt8] = []
         for _ in 0..<200 where got.count < 10 {
             got += pty.readFromHost()

@@ -1,0 +1,101 @@
+/// The line protocol a host speaks to scand over the serial port. One command per line
+/// (`\r\n` or `\n`), case-insensitive keywords; scand answers each with one line starting
+/// `OK` or `ERR`.
+///
+///     TRIGGER            start a scan session (like a press)
+///     STOP               end the session (like a cancelling press)
+///     TORCH ON|OFF|AUTO  torch mode for this run (AUTO: back to the config's mode)
+///     BEEP               the good-read beep
+///     STATUS             camera state, torch, counts
+///     VERSION            scand's version
+///     SET key=value      change a config key for this run (e.g. SET scan.session_timeout_ms=5000)
+///     ACK n              the host has result n (with ack = true)
+public enum HostCommand: Equatable, Sendable {
+    case trigger, stop, torch(TorchMode?), beep, status, version
+    case set(key: String, value: String)
+    case ack(Int)
+
+    /// The longest line accepted.
+    public static let maxLength = 256
+
+    /// Parses one line (without its line end). Throws a message for the `ERR` answer.
+    public static func parse(_ line: String) throws(HostCommandError) -> HostCommand {
+        guard line.utf8.count <= maxLength else { throw HostCommandError("line too long (at most \(maxLength) bytes)") }
+        guard line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
+            throw HostCommandError("only printable ASCII is accepted")
+        }
+        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let verb = words.first?.uppercased() else { throw HostCommandError("empty command") }
+        let argument = words.count > 1 ? words[1].trimmingSpaces : ""
+        func noArgument(_ c: HostCommand) throws(HostCommandError) -> HostCommand {
+            guard argument.isEmpty else { throw HostCommandError("\(verb) takes no argument") }
+            return c
+        }
+        switch verb {
+        case "TRIGGER": return try noArgument(.trigger)
+        case "STOP": return try noArgument(.stop)
+        case "BEEP": return try noArgument(.beep)
+        case "STATUS": return try noArgument(.status)
+        case "VERSION": return try noArgument(.version)
+        case "TORCH":
+            switch argument.uppercased() {
+            case "ON": return .torch(.on)
+            case "OFF": return .torch(.off)
+            case "AUTO": return .torch(nil)
+            default: throw HostCommandError("TORCH takes ON, OFF or AUTO")
+            }
+        case "SET":
+            guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex,
+                  argument[..<eq].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }) else {
+                throw HostCommandError("SET takes key=value")
+            }
+            return .set(key: String(argument[..<eq]), value: String(argument[argument.index(after: eq)...]))
+        case "ACK":
+            guard let n = Int(argument), n > 0 else { throw HostCommandError("ACK takes a result number") }
+            return .ack(n)
+        default:
+            throw HostCommandError("unknown command \(verb.prefix(20)); commands: TRIGGER STOP TORCH BEEP STATUS VERSION SET ACK")
+        }
+    }
+}
+
+public struct HostCommandError: Error, Equatable, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+}
+
+/// Splits a byte stream into lines, with a bound: an over-long line is reported once and
+/// skipped to its end, never buffered without limit.
+public struct LineAssembler: Sendable {
+    public enum Item: Equatable, Sendable { case line(String), tooLong }
+    private var buffer: [UInt8] = []
+    private var discarding = false
+    public let limit: Int
+
+    public init(limit: Int = HostCommand.maxLength) { self.limit = limit }
+
+    public mutating func feed(_ bytes: [UInt8]) -> [Item] {
+        var out: [Item] = []
+        for b in bytes {
+            if b == 10 || b == 13 {
+                if discarding { discarding = false; out.append(.tooLong) } else if !buffer.isEmpty {
+                    out.append(.line(String(decoding: buffer, as: UTF8.self)))
+                }
+                buffer.removeAll(keepingCapacity: true)
+            } else if !discarding {
+                buffer.append(b)
+                if buffer.count > limit { discarding = true; buffer.removeAll(keepingCapacity: true) }
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s.removeFirst() }
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

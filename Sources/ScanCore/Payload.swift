@@ -1,0 +1,209 @@
+/// What a payload is, as the seed's data scanner tells them apart: a web address, an e-mail, a
+/// phone number, an SMS, a Wi-Fi join, a contact, a calendar event, a place, GS1 element strings
+/// or an ISBN. Anything else is plain text.
+public enum PayloadKind: String, Sendable, Equatable {
+    case url, email, telephone, sms, wifi, contact, calendar, geo, gs1, isbn, text
+}
+
+/// A classified payload: its kind and the fields found in it.
+public struct PayloadInfo: Sendable, Equatable {
+    public var kind: PayloadKind
+    /// Named fields, e.g. `ssid`, `security` for Wi-Fi; `gtin`, `lot`, `expiry` for GS1.
+    public var fields: [(String, String)]
+
+    public init(kind: PayloadKind, fields: [(String, String)] = []) {
+        self.kind = kind
+        self.fields = fields
+    }
+
+    public static func == (a: PayloadInfo, b: PayloadInfo) -> Bool {
+        a.kind == b.kind && a.fields.elementsEqual(b.fields, by: { $0 == $1 })
+    }
+
+    public func field(_ name: String) -> String? { fields.first { $0.0 == name }?.1 }
+
+    /// `{"type": "wifi", "ssid": "...", ...}`
+    public var json: String {
+        var parts = ["\"type\":\(JSONText.string(kind.rawValue))"]
+        for (k, v) in fields { parts.append("\(JSONText.string(k)):\(JSONText.string(v))") }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+}
+
+/// Classifies payloads.
+public enum PayloadClassifier {
+    public static func classify(_ symbol: Symbol) -> PayloadInfo {
+        let text = symbol.text
+        if symbol.symbology == .ean13 || symbol.symbology == .isbn13, text.hasPrefix("978") || text.hasPrefix("979") {
+            return PayloadInfo(kind: .isbn, fields: [("isbn", text)])
+        }
+        if let gs1 = GS1.parse(symbol) { return gs1 }
+        return classify(text)
+    }
+
+    public static func classify(_ text: String) -> PayloadInfo {
+        let lower = text.lowercased()
+        func after(_ prefix: String) -> String { String(text.dropFirst(prefix.count)) }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            let host = after(lower.hasPrefix("https://") ? "https://" : "http://").split(separator: "/").first.map(String.init) ?? ""
+            return PayloadInfo(kind: .url, fields: [("url", text), ("host", host)])
+        }
+        if lower.hasPrefix("mailto:") {
+            let rest = after("mailto:")
+            let parts = rest.split(separator: "?", maxSplits: 1)
+            var fields = [("address", String(parts.first ?? ""))]
+            if parts.count > 1 { fields += query(String(parts[1])).filter { ["subject", "body", "cc"].contains($0.0) } }
+            return PayloadInfo(kind: .email, fields: fields)
+        }
+        if lower.hasPrefix("matmsg:") {
+            let f = fields(after("MATMSG:"), separator: ";")
+            return PayloadInfo(kind: .email, fields: [("address", f["TO"] ?? ""), ("subject", f["SUB"] ?? ""), ("body", f["BODY"] ?? "")].filter { !$0.1.isEmpty })
+        }
+        if lower.hasPrefix("tel:") { return PayloadInfo(kind: .telephone, fields: [("number", after("tel:"))]) }
+        if lower.hasPrefix("smsto:") || lower.hasPrefix("sms:") {
+            let rest = lower.hasPrefix("smsto:") ? after("smsto:") : after("sms:")
+            let parts = rest.split(separator: lower.hasPrefix("smsto:") ? ":" : "?", maxSplits: 1).map(String.init)
+            var fields = [("number", parts.first ?? "")]
+            if parts.count > 1 { fields.append(("body", parts[1].hasPrefix("body=") ? String(parts[1].dropFirst(5)) : parts[1])) }
+            return PayloadInfo(kind: .sms, fields: fields)
+        }
+        if lower.hasPrefix("wifi:") {
+            let f = fields(after("WIFI:"), separator: ";")
+            var out: [(String, String)] = [("ssid", f["S"] ?? "")]
+            out.append(("security", f["T"].map { $0.isEmpty ? "nopass" : $0 } ?? "nopass"))
+            if let p = f["P"] { out.append(("password", p)) }
+            if f["H"]?.lowercased() == "true" { out.append(("hidden", "true")) }
+            return PayloadInfo(kind: .wifi, fields: out)
+        }
+        if lower.hasPrefix("mecard:") {
+            let f = fields(after("MECARD:"), separator: ";")
+            let name = (f["N"] ?? "").split(separator: ",").reversed().joined(separator: " ")
+            return PayloadInfo(kind: .contact, fields: [("name", name), ("telephone", f["TEL"] ?? ""), ("email", f["EMAIL"] ?? ""),
+                                                      ("organization", f["ORG"] ?? ""), ("url", f["URL"] ?? "")].filter { !$0.1.isEmpty })
+        }
+        if lower.hasPrefix("begin:vcard") {
+            let f = vfields(text)
+            return PayloadInfo(kind: .contact, fields: [("name", f["FN"] ?? f["N"]?.split(separator: ";").reversed().joined(separator: " ") ?? ""),
+                                                      ("telephone", f["TEL"] ?? ""), ("email", f["EMAIL"] ?? ""),
+                                                      ("organization", f["ORG"] ?? ""), ("url", f["URL"] ?? "")].filter { !$0.1.isEmpty })
+        }
+        if lower.hasPrefix("begin:vevent") || lower.hasPrefix("begin:vcalendar") {
+            let f = vfields(text)
+            return PayloadInfo(kind: .calendar, fields: [("summary", f["SUMMARY"] ?? ""), ("start", f["DTSTART"] ?? ""),
+                                                       ("end", f["DTEND"] ?? ""), ("location", f["LOCATION"] ?? "")].filter { !$0.1.isEmpty })
+        }
+        if lower.hasPrefix("geo:") {
+            let coords = after("geo:").split(separator: "?").first.map { $0.split(separator: ",").map(String.init) } ?? []
+            if coords.count >= 2, Double(coords[0]) != nil, Double(coords[1]) != nil {
+                return PayloadInfo(kind: .geo, fields: [("latitude", coords[0]), ("longitude", coords[1])] + (coords.count > 2 ? [("altitude", coords[2])] : []))
+            }
+        }
+        if text.count == 10, text.dropLast().allSatisfy(\.isNumber), text.last!.isNumber || text.last == "X", isbn10Valid(text) {
+            return PayloadInfo(kind: .isbn, fields: [("isbn", text)])
+        }
+        return PayloadInfo(kind: .text)
+    }
+
+    /// `K:v;K:v;` with backslash escapes (MECARD, WIFI, MATMSG).
+    static func fields(_ s: String, separator: Character) -> [String: String] {
+        var out: [String: String] = [:]
+        var key = "", value = "", inKey = true, escaped = false
+        for c in s {
+            if escaped { if inKey { key.append(c) } else { value.append(c) }; escaped = false; continue }
+            if c == "\\" { escaped = true; continue }
+            if inKey && c == ":" { inKey = false; continue }
+            if c == separator {
+                if !key.isEmpty && out[key.uppercased()] == nil { out[key.uppercased()] = value }
+                key = ""; value = ""; inKey = true
+                continue
+            }
+            if inKey { key.append(c) } else { value.append(c) }
+        }
+        if !key.isEmpty && !inKey && out[key.uppercased()] == nil { out[key.uppercased()] = value }
+        return out
+    }
+
+    /// vCard/iCalendar `NAME;params:value` lines.
+    static func vfields(_ s: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for line in s.split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].split(separator: ";").first.map { $0.uppercased() } ?? ""
+            if out[name] == nil { out[name] = String(line[line.index(after: colon)...]) }
+        }
+        return out
+    }
+
+    static func query(_ s: String) -> [(String, String)] {
+        s.split(separator: "&").compactMap { pair in
+            let kv = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            return kv.count == 2 ? (kv[0].lowercased(), kv[1]) : nil
+        }
+    }
+
+    static func isbn10Valid(_ s: String) -> Bool {
+        var sum = 0
+        for (i, c) in s.enumerated() { sum += (10 - i) * (c == "X" ? 10 : c.wholeNumberValue ?? 0) }
+        return sum % 11 == 0
+    }
+}
+
+/// GS1 element strings: Application Identifiers as in GS1-128, GS1 DataMatrix and GS1 QR,
+/// with FNC1 as the group separator (0x1D) or given by the symbology identifier (`]C1`, `]d2`,
+/// `]Q3`, `]e0`).
+public enum GS1 {
+    /// Fixed-length AIs and their lengths (data only); the others run to a GS or the end.
+    static let fixed: [String: Int] = [
+        "00": 18, "01": 14, "02": 14, "11": 6, "12": 6, "13": 6, "15": 6, "16": 6, "17": 6, "20": 2,
+    ]
+    static let names: [String: String] = [
+        "00": "sscc", "01": "gtin", "02": "content", "10": "lot", "11": "production", "13": "packaged", "15": "bestBefore",
+        "17": "expiry", "21": "serial", "30": "count", "37": "units", "400": "order", "410": "shipTo", "414": "location",
+    ]
+
+    public static func parse(_ symbol: Symbol) -> PayloadInfo? {
+        let gs1IDs: Set<String> = ["]C1", "]d2", "]Q3", "]e0", "]J1"]
+        var bytes = symbol.bytes
+        let flagged = symbol.aimIdentifier.map { gs1IDs.contains($0) } ?? false
+        if bytes.first == 0x1D { bytes.removeFirst() } else if !flagged { return nil }
+        guard let fields = parseElements(bytes), !fields.isEmpty else { return nil }
+        return PayloadInfo(kind: .gs1, fields: fields)
+    }
+
+    /// Splits `bytes` into (name, value) pairs, or nil when they are not element strings.
+    public static func parseElements(_ bytes: [UInt8]) -> [(String, String)]? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        var rest = Substring(text)
+        var out: [(String, String)] = []
+        while !rest.isEmpty {
+            if rest.first == "\u{1D}" { rest.removeFirst(); continue }
+            guard rest.count >= 2, rest.prefix(2).allSatisfy(\.isNumber) else { return nil }
+            let two = String(rest.prefix(2))
+            // AI length: 31xx-36xx (measures) are four digits, 23x-25x, 40x-42x, 70x-72x and
+            // 80x-82x three, the rest two.
+            let aiLength = ["31", "32", "33", "34", "35", "36"].contains(two) ? 4
+                : ["23", "24", "25", "40", "41", "42", "70", "71", "72", "80", "81", "82"].contains(two) ? 3 : 2
+            guard rest.count >= aiLength else { return nil }
+            let ai = String(rest.prefix(aiLength))
+            let length: Int? = aiLength == 4 ? 6 : (two == "41" ? 13 : (aiLength == 2 ? fixed[two] : nil))
+            rest = rest.dropFirst(ai.count)
+            let value: Substring
+            if let length {
+                guard rest.count >= length else { return nil }
+                value = rest.prefix(length)
+                rest = rest.dropFirst(length)
+            } else {
+                let end = rest.firstIndex(of: "\u{1D}") ?? rest.endIndex
+                value = rest[..<end]
+                rest = rest[end...]
+            }
+            var v = String(value)
+            if ["11", "13", "15", "17"].contains(ai), v.count == 6 {
+                // YYMMDD; day 00 means the end of the month.
+                v = "20" + v.prefix(2) + "-" + v.dropFirst(2).prefix(2) + "-" + v.suffix(2)
+            }
+            out.append((names[ai] ?? "ai\(ai)", v))
+        }
+        return out
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk's metrics in the Prometheus text exposition format, for node_exporter's textfile
+/// collector (write to its directory, e.g. /var/lib/node_exporter/textfile_collector/scand.prom).
+public enum MetricsFile {
+    public static func render(_ s: KioskStatus) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ value: String, labels: String = "") {
+            out += "# HELP scand_\(name) \(help)\n# TYPE scand_\(name) \(type)\n"
+            out += "scand_\(name)\(labels) \(value)\n"
+        }
+        let m = s.metrics
+        metric("presses_total", "counter", "Button presses and host triggers.", "\(m.presses)")
+        metric("good_reads_total", "counter", "Results delivered.", "\(m.goodReads)")
+        metric("closed_without_scan_total", "counter", "Sessions ended without a code (timeout or cancel).", "\(m.closedWithoutScan)")
+        metric("errors_total", "counter", "Presses refused or sessions broken because the camera was unavailable.", "\(m.errors)")
+        metric("torch_on_total", "counter", "Times the torch was switched on.", "\(m.torchOn)")
+        metric("confirmations_expired_total", "counter", "Held results discarded for want of a confirming press.", "\(m.confirmationsExpired)")
+        metric("frames_decoded_total", "counter", "Frames decoded.", "\(s.framesDecoded)")
+        metric("decode_seconds_total", "counter", "Time spent decoding frames.", String(s.decodeSeconds))
+        metric("frames_dropped_total", "counter", "Frames dropped because the decoder was busy.", "\(s.framesDropped)")
+        metric("camera_reconnects_total", "counter", "Times the camera came back after being lost.", "\(s.cameraReconnects)")
+        metric("duplicates_suppressed_total", "counter", "Same code again within the same-symbol time.", "\(s.duplicatesSuppressed)")
+        metric("pending_results", "gauge", "Results waiting in output outboxes.", "\(s.pendingResults)")
+        out += "# HELP scand_camera_state Camera state (1 for the current one).\n# TYPE scand_camera_state gauge\n"
+        for state in ["starting", "available", "unavailable", "in-use", "permission-denied", "disconnected"] {
+            out += "scand_camera_state{state=\"\(state)\"} \(state == s.camera.name ? 1 : 0)\n"
+        }
+        metric("torch_on", "gauge", "Whether the torch is lit.", s.torch == .on ? "1" : "0")
+        return out
+    }
+
+    /// Writes atomically (a temporary file renamed over the old one), as the collector requires.
+    public static func write(_ s: KioskStatus, to path: String) {
+        let tmp = path + ".tmp"
+        guard let f = fopen(tmp, "w") else { return }
+        let text = render(s)
+        _ = text.withCString { fputs($0, f) }
+        fclose(f)
+        rename(tmp, path)
+    }
+}
