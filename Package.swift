@@ -71,7 +71,7 @@ let package = Package(
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanHardware", "SimulatedHardware", "CV4L2"]),
-        .testTarget(name: "CLITests", dependencies: ["scand"]),
+        .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -122,6 +122,8 @@ public actor KioskRuntime {
     /// listens to the button, and serves scan sessions.
     public func run() async {
         handle(.started)
+        // Results kept from before a restart go out first.
+        if outputs.contains(where: { $0.pendingCount > 0 }) { retryOutputs() }
         openCamera(attempt: 0)
         if let button = hardware.button {
             tasks.append(Task { [weak self] in

@@ -12,7 +12,11 @@ import Glibc
 /// done (written, or acknowledged by the host with `ack = true`), `X <seq>` when the capacity
 /// policy dropped it. Rewritten (compacted) when it holds many finished entries.
 public final class Outbox: @unchecked Sendable {
-    public struct Entry: Equatable, Sendable { public var seq: Int; public var bytes: [UInt8] }
+    public struct Entry: Equatable, Sendable {
+        public var seq: Int
+        public var bytes: [UInt8]
+        public init(seq: Int, bytes: [UInt8]) { self.seq = seq; self.bytes = bytes }
+    }
 
     /// What happens when `capacity` results are pending and another arrives.
     public enum Policy: String, Sendable, CaseIterable {
@@ -39,7 +43,11 @@ public final class Outbox: @unchecked Sendable {
         var order: [Int] = []
         var maxSeq = 0, lines = 0
         if let text = Self.read(path) {
-            for line in text.split(separator: "\n") {
+            // Only whole lines count: a last line without its end was torn by a crash mid-write
+            // (its result was never acknowledged to anyone, so it was not yet "stored").
+            var whole = text.split(separator: "\n", omittingEmptySubsequences: false)
+            whole.removeLast()
+            for line in whole {
                 lines += 1
                 let parts = line.split(separator: " ")
                 guard parts.count >= 2, let seq = Int(parts[1]) else { continue } // a torn last line

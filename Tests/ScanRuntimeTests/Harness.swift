@@ -26,6 +26,7 @@ final class Harness: @unchecked Sendable {
     private var runTask: Task<Void, Never>?
 
     init(images: [String] = ["qr.png"], settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
+         sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
          outputs: ((PseudoTerminal) throws -> [any ResultOutput])? = nil) throws {
         camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: clock)
         pty = try PseudoTerminal()
@@ -39,12 +40,19 @@ final class Harness: @unchecked Sendable {
             buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace))
         let logs = self.logs
         runtime = KioskRuntime(
-            hardware: hardware, tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder()),
+            hardware: hardware, tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
             outputs: try outputs?(pty) ?? [SerialOutput(port: pty), LogOutput(logger: Logger(label: "test") { _ in logs })], clock: clock,
-            logger: Logger(label: "test") { _ in logs })
+            logger: Logger(label: "test") { _ in logs }, onEvent: onEvent)
     }
 
     deinit { close(hostFD) }
+
+    /// Types a line at the host end of the serial pty.
+    func hostSends(_ line: String) {
+        let fd = open(pty.hostPath, O_WRONLY | O_NOCTTY)
+        defer { close(fd) }
+        _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
 
     /// Starts the runtime and waits until it has looked at the camera.
     func start() async throws {

@@ -1,0 +1,70 @@
+import Foundation
+import SimulatedHardware
+import Testing
+
+/// The outbox across a `kill -9`: results read while the serial port was missing are in the
+/// outbox file, and the next start sends each of them exactly once.
+@Suite struct OutboxKillTests {
+    @Test func resultsSurviveKillNineAndAreSentOnceAfterTheRestart() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        let status = dir.appendingPathComponent("status.json")
+        try """
+            hardware = "simulated"
+            [camera]
+            images = ["\(Fixture.path("qr.png"))", "\(Fixture.path("datamatrix.png"))"]
+            frames_per_image = 3
+            [scan]
+            same_symbol_timeout_ms = 0
+            [gpio]
+            board = "simulated"
+            button = { pin = "GPIO17" }
+            [output.serial]
+            device = "\(dir.path)/ttyUSB-unplugged"
+            [outbox]
+            directory = "\(dir.path)"
+            [status]
+            file = "\(status.path)"
+            """.write(to: config, atomically: true, encoding: .utf8)
+
+        func launch(_ extra: [String]) throws -> Process {
+            let p = Process()
+            p.executableURL = Run.scand
+            p.arguments = ["run", "--config", config.path, "--no-stdin"] + extra
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        func pending() -> Int {
+            (FileManager.default.contents(atPath: status.path)
+                .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }?["pendingResults"] as? Int) ?? 0
+        }
+
+        let first = try launch(["--press-every", "0.2"])
+        for _ in 0..<1000 where pending() < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        let outbox = try String(contentsOf: dir.appendingPathComponent("serial.outbox"), encoding: .utf8)
+        let stored = outbox.split(separator: "\n").filter { $0.hasPrefix("P ") }.count
+        #expect(stored >= 3)
+
+        let host = try PseudoTerminal()
+        let second = try launch(["--set", "output.serial.device=\(host.hostPath)"])
+        defer { if second.isRunning { second.terminate() } }
+        var received = ""
+        for _ in 0..<500 where received.split(separator: "\r\n").count < stored {
+            received += String(decoding: host.readFromHost(), as: UTF8.self)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        received += String(decoding: host.readFromHost(), as: UTF8.self)
+        let lines = received.split(separator: "\r\n").map(String.init)
+        #expect(lines.count == stored, "each stored result exactly once: \(lines)")
+        #expect(Set(lines).isSubset(of: ["https://example.org/kiosk?id=42", "scand DataMatrix fixture"]))
+        second.terminate()
+        second.waitUntilExit()
+    }
+}

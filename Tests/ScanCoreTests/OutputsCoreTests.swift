@@ -1,0 +1,147 @@
+import ScanCore
+import Testing
+
+@Suite struct OutputFormatTests {
+    let qr = ScanResult(sequence: 7, session: 3, symbol: Symbol(symbology: .qrCode, text: "WIFI:S:kiosk;T:WPA;P:se\u{1B}cret;;"))
+
+    @Test func textWithPrefixSuffixAndAIM() {
+        let f = OutputFormat.text(prefix: [0x02], suffix: [0x03, 13, 10], aim: true)
+        #expect(f.render(qr, unixMillis: 0) == [0x02] + Array("]Q1WIFI:S:kiosk;T:WPA;P:se\\x1Bcret;;".utf8) + [0x03, 13, 10])
+        let plain = OutputFormat.text(prefix: [], suffix: [10], aim: false)
+        #expect(plain.render(ScanResult(sequence: 1, session: 1, symbol: Symbol(symbology: .ean13, text: "5901234123457")), unixMillis: 0)
+                == Array("5901234123457\n".utf8))
+    }
+
+    @Test func jsonLineCarriesEverythingOnOneLine() {
+        let line = String(decoding: OutputFormat.jsonLines.render(qr, unixMillis: 1_795_867_200_123), as: UTF8.self)
+        #expect(line.hasSuffix("}\n") && line.dropLast().firstIndex(of: "\n") == nil)
+        #expect(line.hasPrefix("{\"seq\":7,\"time\":\"2026-11-28T12:00:00.123Z\",\"symbology\":\"QR-Code\",\"aim\":\"]Q1\","))
+        #expect(line.contains("\"text\":\"WIFI:S:kiosk;T:WPA;P:se\\u001bcret;;\""))
+        #expect(line.contains("\"bytesBase64\":\"" + PayloadText.base64(qr.symbol.bytes) + "\""))
+        #expect(line.contains("\"payload\":{\"type\":\"wifi\",\"ssid\":\"kiosk\",\"security\":\"WPA\",\"password\":\"se\\u001bcret\"}"))
+    }
+
+    @Test func iso8601() {
+        #expect(OutputFormat.iso8601(0) == "1970-01-01T00:00:00.000Z")
+        #expect(OutputFormat.iso8601(951_782_400_000) == "2000-02-29T00:00:00.000Z")
+    }
+}
+
+@Suite struct PayloadClassifierTests {
+    static let cases: [(String, PayloadKind, String?, String?)] = [
+        ("https://example.org/p/1", .url, "host", "example.org"),
+        ("mailto:help@example.com?subject=Hi", .email, "subject", "Hi"),
+        ("MATMSG:TO:a@b.c;SUB:s;BODY:b;;", .email, "address", "a@b.c"),
+        ("tel:+49301234", .telephone, "number", "+49301234"),
+        ("SMSTO:+4930:hello", .sms, "body", "hello"),
+        ("WIFI:S:kiosk;T:WPA;P:pw\\;x;;", .wifi, "password", "pw;x"),
+        ("MECARD:N:Doe,Jane;TEL:123;EMAIL:j@d.e;;", .contact, "name", "Jane Doe"),
+        ("BEGIN:VCARD\nVERSION:3.0\nFN:Jane Doe\nTEL;TYPE=cell:123\nEND:VCARD", .contact, "telephone", "123"),
+        ("BEGIN:VEVENT\nSUMMARY:Launch\nDTSTART:20261201T100000Z\nEND:VEVENT", .calendar, "summary", "Launch"),
+        ("geo:52.52,13.405", .geo, "longitude", "13.405"),
+        ("0306406152", .isbn, "isbn", "0306406152"),
+        ("just text", .text, nil, nil),
+    ]
+
+    @Test("payload classes", arguments: cases)
+    func classify(text: String, kind: PayloadKind, field: String?, value: String?) {
+        let info = PayloadClassifier.classify(text)
+        #expect(info.kind == kind)
+        if let field { #expect(info.field(field) == value) }
+    }
+
+    @Test func isbnFromEAN13() {
+        #expect(PayloadClassifier.classify(Symbol(symbology: .ean13, text: "9780306406157")).kind == .isbn)
+        #expect(PayloadClassifier.classify(Symbol(symbology: .ean13, text: "5901234123457")).kind == .text)
+    }
+
+    @Test func gs1ElementStrings() {
+        // ]C1 (GS1-128): GTIN, expiry, lot (variable, ended by GS), serial.
+        let s = Symbol(symbology: .code128, bytes: Array("0109501101530003172612311012A\u{1D}21SN9".utf8), aimIdentifier: "]C1")
+        let info = PayloadClassifier.classify(s)
+        #expect(info.kind == .gs1)
+        #expect(info.field("gtin") == "09501101530003")
+        #expect(info.field("expiry") == "2026-12-31")
+        #expect(info.field("lot") == "12A")
+        #expect(info.field("serial") == "SN9")
+        // A leading FNC1 as GS marks GS1 data too; plain Code 128 is not GS1.
+        #expect(PayloadClassifier.classify(Symbol(symbology: .dataMatrix, bytes: [0x1D] + Array("0109501101530003".utf8))).kind == .gs1)
+        #expect(PayloadClassifier.classify(Symbol(symbology: .code128, text: "0109501101530003")).kind == .text)
+    }
+}
+
+@Suite struct SameSymbolFilterTests {
+    @Test func theSameCodeWithinTheWindowIsNotReportedTwice() {
+        var f = SameSymbolFilter(window: .milliseconds(500))
+        let a = Symbol(symbology: .ean13, text: "5901234123457"), b = Symbol(symbology: .ean13, text: "4006381333931")
+        let verdicts = [f.admit(a, at: .seconds(10)), f.admit(a, at: .seconds(10) + .milliseconds(300)),
+                        f.admit(a, at: .seconds(10) + .milliseconds(700)), f.admit(a, at: .seconds(12)),
+                        f.admit(b, at: .seconds(12) + .milliseconds(1))]
+        // The window runs from the last sighting; another code is always reported.
+        #expect(verdicts == [true, false, false, true, true])
+        var off = SameSymbolFilter(window: .zero)
+        let both = [off.admit(a, at: .zero), off.admit(a, at: .zero)]
+        #expect(both == [true, true])
+    }
+}
+
+@Suite struct HostCommandTests {
+    @Test func everyCommandParses() throws {
+        #expect(try HostCommand.parse("TRIGGER") == .trigger)
+        #expect(try HostCommand.parse("stop") == .stop)
+        #expect(try HostCommand.parse("TORCH on") == .torch(.on))
+        #expect(try HostCommand.parse("TORCH OFF") == .torch(.off))
+        #expect(try HostCommand.parse("TORCH AUTO") == .torch(nil))
+        #expect(try HostCommand.parse("BEEP") == .beep)
+        #expect(try HostCommand.parse("STATUS") == .status)
+        #expect(try HostCommand.parse("VERSION") == .version)
+        #expect(try HostCommand.parse("SET scan.session_timeout_ms=5000") == .set(key: "scan.session_timeout_ms", value: "5000"))
+        #expect(try HostCommand.parse("ACK 12") == .ack(12))
+    }
+
+    @Test func malformedInputIsRefused() {
+        for bad in ["", "FLY", "TRIGGER now", "TORCH maybe", "SET nokey", "SET =1", "ACK x", "ACK -1", "STATUS\u{1B}[2J",
+                    String(repeating: "A", count: 300)] {
+            #expect(throws: HostCommandError.self, "\(bad.prefix(20))") { try HostCommand.parse(bad) }
+        }
+    }
+
+    @Test func linesAreBoundedAndSplitOnEitherEnding() {
+        var a = LineAssembler(limit: 10)
+        let r1 = a.feed(Array("TRIG".utf8)), r2 = a.feed(Array("GER\r\nSTATUS\n".utf8))
+        let r3 = a.feed(Array("0123456789ABCDEF".utf8)), r4 = a.feed(Array("GH\nBEEP\n".utf8))
+        #expect(r1 == [] && r3 == [])
+        #expect(r2 == [.line("TRIGGER"), .line("STATUS")])
+        #expect(r4 == [.tooLong, .line("BEEP")])
+    }
+}
+
+@Suite struct HIDKeyboardTests {
+    @Test func usLayoutReports() {
+        let r = KeyboardLayout.us.reports(for: "Az9-\n")
+        #expect(r.untypable.isEmpty)
+        #expect(r.reports == [
+            [0x02, 0, 0x04, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0],   // A: shift + a
+            [0x00, 0, 0x1D, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0],   // z
+            [0x00, 0, 0x26, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0],   // 9
+            [0x00, 0, 0x2D, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0],   // -
+            [0x00, 0, 0x28, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0, 0],   // Enter
+        ])
+    }
+
+    @Test func germanLayoutPutsKeysWhereAGermanHostExpectsThem() {
+        let r = KeyboardLayout.de.reports(for: "zY-@/")
+        #expect(r.reports.enumerated().filter { $0.offset % 2 == 0 }.map { [$0.element[0], $0.element[2]] } == [
+            [0x00, 0x1C],  // z is on the Y key
+            [0x02, 0x1D],  // Y is shift + the Z key
+            [0x00, 0x38],  // - is on the / key
+            [0x40, 0x14],  // @ is AltGr + q
+            [0x02, 0x24],  // / is shift + 7
+        ])
+    }
+
+    @Test func untypableCharactersAreReportedNotGuessed() {
+        #expect(KeyboardLayout.us.reports(for: "aé").untypable == ["é"])
+        #expect(KeyboardLayout.de.reports(for: "ä").untypable.isEmpty)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import SimulatedHardware
+import Synchronization
+import Testing
+
+@Suite(.serialized) struct OutboxTests {
+    func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("scand-outbox-\(UUID().uuidString)").path
+    }
+
+    @Test func pendingResultsSurviveAReopenAndDoneOnesDoNot() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let box = try Outbox(path: path)
+            try box.add(.init(seq: 1, bytes: Array("one\r\n".utf8)))
+            try box.add(.init(seq: 2, bytes: [0, 0xFF, 10]))
+            try box.done(1)
+        } // as if the process were killed here: nothing more is written
+        let reopened = try Outbox(path: path)
+        #expect(reopened.pending == [.init(seq: 2, bytes: [0, 0xFF, 10])])
+        #expect(reopened.maxSequence == 2)
+        try reopened.done(2)
+        #expect(try Outbox(path: path).pending.isEmpty)
+        #expect(try Outbox(path: path).maxSequence == 2, "numbers keep counting after compaction")
+    }
+
+    @Test func aTornLastLineLosesNothingWritten() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "P 5 aGk=\nD 5\nP 6 eW8=\nP 7 ab".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(try Outbox(path: path).pending.map(\.seq) == [6])
+    }
+
+    @Test func capacityPolicies() throws {
+        let drop = try Outbox(path: nil, capacity: 2, policy: .dropOldest)
+        try drop.add(.init(seq: 1, bytes: [1])); try drop.add(.init(seq: 2, bytes: [2]))
+        #expect(try drop.add(.init(seq: 3, bytes: [3]))?.seq == 1)
+        #expect(drop.pending.map(\.seq) == [2, 3])
+        let reject = try Outbox(path: nil, capacity: 1, policy: .rejectNew)
+        try reject.add(.init(seq: 1, bytes: [1]))
+        #expect(throws: HardwareErrorLike.self) { try reject.add(.init(seq: 2, bytes: [2])) }
+        #expect(reject.pending.map(\.seq) == [1])
+    }
+
+    @Test func ackModeKeepsAResultUntilTheHostAcknowledgesIt() throws {
+        let port = FlakyPort()
+        let output = DeliveringOutput(port: port, format: .jsonLines, requiresAck: true)
+        try output.deliver(ScanResult(sequence: 4, session: 1, symbol: Symbol(symbology: .qrCode, text: "x")), unixMillis: 0)
+        #expect(port.written.withLock { $0.count } == 1)
+        #expect(output.pendingCount == 1)
+        try output.resendUnacknowledged()
+        #expect(port.written.withLock { $0.count } == 2, "sent again while unacknowledged")
+        #expect(!output.acknowledge(9))
+        #expect(output.acknowledge(4))
+        #expect(output.pendingCount == 0)
+    }
+}
+
+@Suite(.serialized) struct HostLinkTests {
+    @Test func everyHostCommandOverARealPty() async throws {
+        let h = try Harness(images: ["no-code.png"])
+        try await h.start()
+        let applied = Mutex<[String]>([])
+        await h.runtime.serveHost(on: h.pty, version: "9.9") { key, value in
+            if key == "scan.session_timeout_ms" { applied.withLock { $0.append("\(key)=\(value)") }; return nil }
+            return "unknown key"
+        }
+        func ask(_ line: String, expect answer: String) async throws {
+            let before = h.hostReceived().count
+            h.hostSends(line + "\r\n")
+            try await h.until("answer to \(line)") { h.hostReceived().count > before && h.hostReceived().hasSuffix("\r\n") }
+            let got = String(h.hostReceived().dropFirst(before))
+            #expect(got.hasPrefix(answer), "\(line) -> \(got)")
+        }
+        try await ask("TRIGGER", expect: "OK TRIGGER")
+        try await h.until("scanning") { h.camera.isStreaming }
+        try await ask("TORCH OFF", expect: "OK TORCH OFF")
+        #expect(h.trace.of("torch").last == "inactive")
+        try await ask("TORCH ON", expect: "OK TORCH ON")
+        #expect(h.trace.of("torch").last == "active")
+        try await ask("STOP", expect: "OK STOP")
+        try await h.until("stopped") { await h.status.phase == "idle" }
+        #expect(h.trace.of("torch").last == "inactive")
+        try await ask("BEEP", expect: "OK BEEP")
+        try await ask("STATUS", expect: "OK STATUS {\"camera\":\"available\"")
+        try await ask("VERSION", expect: "OK VERSION scand 9.9")
+        try await ask("SET scan.session_timeout_ms=4000", expect: "OK SET scan.session_timeout_ms")
+        try await ask("SET torch.colour=red", expect: "ERR SET torch.colour: unknown key")
+        try await ask("ACK 3", expect: "ERR ACK 3")
+        try await ask("LAUNCH", expect: "ERR unknown command LAUNCH")
+        try await ask(String(repeating: "X", count: 400), expect: "ERR line too long")
+        try await ask("trigger", expect: "OK TRIGGER")
+        #expect(applied.withLock { $0 } == ["scan.session_timeout_ms=4000"])
+        let m = await h.status.metrics
+        #expect(m.presses == 2 && m.closedWithoutScan == 1)
+        await h.stop()
+    }
+}
+
+@Suite(.serialized) struct DeliveryTests {
+    @Test func aHostThatDisappearsGetsTheResultsInOrderWhenItIsBack() async throws {
+        let port = FlakyPort()
+        let h = try Harness(outputs: { _ in [DeliveringOutput(port: port, format: .text(prefix: [], suffix: [10], aim: false))] })
+        try await h.start()
+        port.plugged.withLock { $0 = false }
+        h.button.click()
+        try await h.until("scanning") { h.camera.isStreaming }
+        try await h.advance(.milliseconds(34))
+        try await h.until("read, kept") { await h.status.pendingResults == 1 }
+        port.plugged.withLock { $0 = true }
+        try await h.advance(until: "retried") { port.written.withLock { $0 } == ["https://example.org/kiosk?id=42\n"] }
+        #expect(await h.status.pendingResults == 0)
+        await h.stop()
+    }
+
+    @Test func theSameCodeAgainWithinTheWindowIsNotReportedTwice() async throws {
+        let h = try Harness(sameSymbolTimeout: .seconds(2))
+        try await h.start()
+        for _ in 0..<2 {
+            h.button.click()
+            try await h.until("scanning") { h.camera.isStreaming }
+            try await h.advance(.milliseconds(34))
+            try await h.until("idle") { await h.status.phase == "idle" }
+        }
+        #expect(await h.status.metrics.goodReads == 2)
+        #expect(await h.status.duplicatesSuppressed == 1)
+        try await h.until("one line") { h.hostReceived() == "https://example.org/kiosk?id=42\r\n" }
+        await h.stop()
+    }
+
+    @Test func eventsReachAClientOfTheEventSocket() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("scand-ev-\(getpid()).sock").path
+        let socket = try EventSocket(path: path)
+        let client = try EventClient(path: path)
+        for _ in 0..<200 where socket.clientCount == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        let h = try Harness(onEvent: { socket.publish($0) })
+        try await h.start()
+        h.button.click()
+        try await h.until("scanning") { h.camera.isStreaming }
+        try await h.advance(.milliseconds(34))
+        try await h.until("read") { await h.status.metrics.goodReads == 1 }
+        var lines: [String] = []
+        for _ in 0..<200 where !lines.contains(where: { $0.contains("\"result\"") }) {
+            lines += client.readLines()
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let types = lines.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
+        }
+        #expect(types.contains("scanning-started") && types.contains("torch") && types.contains("located"))
+        #expect(types.contains("result") && types.contains("scanning-stopped"))
+        #expect(lines.first { $0.contains("\"located\"") }?.contains("\"corners\":[[") == true)
+        await h.stop()
+    }
+}
+
+/// A local client of the event socket.
+final class EventClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (i, b) in path.utf8.enumerated() { raw[i] = b }
+        }
+        let rc = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else { throw HardwareErrorLike("connect: \(errno)") }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    deinit { close(fd) }
+    func readLines() -> [String] {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            buffer += chunk[0..<n]
+        }
+        var out: [String] = []
+        while let nl = buffer.firstIndex(of: 10) {
+            out.append(String(decoding: buffer[..<nl], as: UTF8.self))
+            buffer.removeSubrange(...nl)
+        }
+        return out
+    }
+}
