@@ -31,7 +31,8 @@ struct Status: ParsableCommand {
             printError("scand status: \(path) is not a status file"); throw ExitCode(1)
         }
         for key in ["camera", "cameraDetail", "torch", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
-                    "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects"] {
+                    "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
+                    "decodeSeconds", "duplicatesSuppressed", "pendingResults"] {
             if let v = object[key] { print("\(key): \(v)") }
         }
     }
