@@ -89,6 +89,8 @@ public actor KioskRuntime {
     private var flashing = false
     private var tasks: [Task<Void, Never>] = []
     private var framesDecoded = 0
+    /// When the capture loop last made progress (a frame decoded or capture started).
+    private var lastProgress: Duration = .zero
     private var decodeSeconds = 0.0
     private var cameraReconnects = 0
     private var duplicates = 0
@@ -351,7 +353,16 @@ public actor KioskRuntime {
         }
     }
 
+    /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
+    /// made progress within `stall` (a hung decoder or camera loop does not). The watchdog pings
+    /// systemd only while this holds.
+    public func isHealthy(stall: Duration = .seconds(10)) -> Bool {
+        guard case .scanning = machine.phase, capture != nil else { return true }
+        return elapsed() - lastProgress < stall
+    }
+
     private func startCapture(_ session: Int) {
+        lastProgress = elapsed()
         do {
             try hardware.camera.startCapture()
         } catch {
@@ -381,6 +392,7 @@ public actor KioskRuntime {
 
     private func frameDecoded(session: Int, symbols: [Symbol], seconds: Double) {
         framesDecoded += 1
+        lastProgress = elapsed()
         decodeSeconds += seconds
         if !symbols.isEmpty, onEvent != nil {
             let located = symbols.map { s in

@@ -42,7 +42,9 @@ struct Run: AsyncParsableCommand {
             printError("scand: config not usable:\n\(error)")
             throw ExitCode(78) // EX_CONFIG
         }
+        let journal = JournalLogHandler.available
         LoggingSystem.bootstrap { label in
+            if journal { return JournalLogHandler(logLevel: KioskRuntime.level(loaded.logLevel), label: label) }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = KioskRuntime.level(loaded.logLevel)
             return handler
@@ -86,6 +88,8 @@ struct Run: AsyncParsableCommand {
         let path = config, overrides = self.overrides, hasTorchLine = board.hardware.torch != nil
         signals.on(SIGHUP) {
             Task {
+                SystemdNotifier.fromProcess().notify("RELOADING=1")
+                defer { SystemdNotifier.fromProcess().notify("READY=1") }
                 do {
                     let new = try ConfigLoader.load(path: path, overrides: overrides)
                     var tuning = Board.tuning(new)
@@ -110,7 +114,25 @@ struct Run: AsyncParsableCommand {
             logger.notice("simulated hardware: press Enter to press the button; Ctrl-C stops")
         }
         logger.notice("scand started", metadata: ["config": "\(config)", "camera": "\(board.hardware.camera.name)"])
+        // systemd: ready once the hardware is set up (the kiosk then waits for a missing camera
+        // by itself); the watchdog is pinged by the kiosk loop only while it is healthy.
+        let systemd = SystemdNotifier.fromProcess()
+        let watchdog = Task {
+            try? await Task.sleep(for: .milliseconds(200)) // the first camera state is known by then
+            let first = await runtime.status
+            systemd.notify("READY=1\nSTATUS=camera \(first.camera.name), torch \(first.torch.rawValue)")
+            guard let interval = systemd.watchdogInterval else { return }
+            var lastCamera = first.camera
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if await runtime.isHealthy() { systemd.notify("WATCHDOG=1") } else { logger.critical("kiosk loop stalled: watchdog not pinged") }
+                let now = await runtime.status.camera
+                if now != lastCamera { systemd.notify("STATUS=camera \(now.name)"); lastCamera = now }
+            }
+        }
         await runtime.run()
+        watchdog.cancel()
+        systemd.notify("STOPPING=1")
         if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
     }
 }
