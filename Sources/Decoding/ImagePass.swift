@@ -118,31 +118,17 @@ public enum ImagePass: String, Sendable, CaseIterable {
 
     /// Unsharp mask (original + 1.5 x (original - 5x5 box blur)): blurred edges made steep again.
     static func sharpen(_ f: GrayFrame) -> GrayFrame {
-        let w = f.width, h = f.height, r = 2
-        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        let integral = IntegralImage(f)
+        var out = [UInt8](repeating: 0, count: f.width * f.height)
         f.withUnsafeBytes { p in
-            for y in 0..<h {
-                var rowSum = 0
-                for x in 0..<w {
-                    rowSum += Int(p[y * f.stride + x])
-                    integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
-                }
-            }
-        }
-        var out = [UInt8](repeating: 0, count: w * h)
-        f.withUnsafeBytes { p in
-            for y in 0..<h {
-                let ya = max(0, y - r), yb = min(h, y + r + 1)
-                for x in 0..<w {
-                    let xa = max(0, x - r), xb = min(w, x + r + 1)
-                    let sum = integral[yb * (w + 1) + xb] - integral[ya * (w + 1) + xb] - integral[yb * (w + 1) + xa] + integral[ya * (w + 1) + xa]
-                    let blur = sum / ((yb - ya) * (xb - xa))
+            for y in 0..<f.height {
+                for x in 0..<f.width {
                     let v = Int(p[y * f.stride + x])
-                    out[y * w + x] = UInt8(max(0, min(255, v + (3 * (v - blur)) / 2)))
+                    out[y * f.width + x] = UInt8(max(0, min(255, v + (3 * (v - integral.mean(x: x, y: y, radius: 2))) / 2)))
                 }
             }
         }
-        return GrayFrame(width: w, height: h, pixels: out)
+        return GrayFrame(width: f.width, height: f.height, pixels: out)
     }
 
     /// Bilinear upscaling by an integer factor.

@@ -158,26 +158,12 @@ extension RegionFinder {
 
     /// Dark where a pixel is below the mean of its 33x33 neighbourhood (uneven light allowed).
     static func binarize(_ f: GrayFrame) -> [Bool] {
-        let w = f.width, h = f.height, r = 16
-        var integral = [Int](repeating: 0, count: (w + 1) * (h + 1))
+        let integral = IntegralImage(f)
+        var out = [Bool](repeating: false, count: f.width * f.height)
         f.withUnsafeBytes { p in
-            for y in 0..<h {
-                var rowSum = 0
-                for x in 0..<w {
-                    rowSum += Int(p[y * f.stride + x])
-                    integral[(y + 1) * (w + 1) + x + 1] = integral[y * (w + 1) + x + 1] + rowSum
-                }
-            }
-        }
-        var out = [Bool](repeating: false, count: w * h)
-        f.withUnsafeBytes { p in
-            for y in 0..<h {
-                let ya = max(0, y - r), yb = min(h, y + r + 1)
-                for x in 0..<w {
-                    let xa = max(0, x - r), xb = min(w, x + r + 1)
-                    let sum = integral[yb * (w + 1) + xb] - integral[ya * (w + 1) + xb] - integral[yb * (w + 1) + xa] + integral[ya * (w + 1) + xa]
-                    let mean = sum / ((yb - ya) * (xb - xa))
-                    out[y * w + x] = Int(p[y * f.stride + x]) < mean - 4
+            for y in 0..<f.height {
+                for x in 0..<f.width {
+                    out[y * f.width + x] = Int(p[y * f.stride + x]) < integral.mean(x: x, y: y, radius: 16) - 4
                 }
             }
         }

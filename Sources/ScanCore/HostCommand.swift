@@ -92,7 +92,8 @@ public struct LineAssembler: Sendable {
 }
 
 extension String {
-    var trimmingSpaces: String {
+    /// Without leading and trailing spaces.
+    public var trimmingSpaces: String {
         var s = Substring(self)
         while s.first == " " { s.removeFirst() }
         while s.last == " " { s.removeLast() }

@@ -74,11 +74,11 @@ public actor KioskRuntime {
     private var machine: KioskMachine
     private let hardware: KioskHardware
     private var tuning: KioskTuning
-    private let outputs: [any ResultOutput]
-    private let clock: any Clock<Duration>
-    private let logger: Logger
+    let outputs: [any ResultOutput]
+    let clock: any Clock<Duration>
+    let logger: Logger
     private let patterns: FeedbackPatterns
-    private let onStatus: (@Sendable (KioskStatus) -> Void)?
+    let onStatus: (@Sendable (KioskStatus) -> Void)?
 
     private var timers: [KioskTimer: (generation: Int, task: Task<Void, Never>)] = [:]
     private var timerGeneration = 0
@@ -93,15 +93,15 @@ public actor KioskRuntime {
     private var lastProgress: Duration = .zero
     private var decodeSeconds = 0.0
     private var cameraReconnects = 0
-    private var duplicates = 0
-    private var sameSymbol: SameSymbolFilter
-    private var retry: Task<Void, Never>?
+    var duplicates = 0
+    var sameSymbol: SameSymbolFilter
+    var retry: Task<Void, Never>?
     /// Time since the runtime started, on its clock.
-    private let elapsed: @Sendable () -> Duration
-    private let onEvent: (@Sendable (String) -> Void)?
+    let elapsed: @Sendable () -> Duration
+    let onEvent: (@Sendable (String) -> Void)?
     private var cameraWasLost = false
     private var finished: CheckedContinuation<Void, Never>?
-    private var stopped = false
+    var stopped = false
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
@@ -227,76 +227,6 @@ public actor KioskRuntime {
         case .log(let level, let message):
             logger.log(level: Self.level(level), "\(message)")
         }
-    }
-
-    // MARK: - Outputs
-
-    private func deliver(_ result: ScanResult) {
-        let now = elapsed()
-        guard sameSymbol.admit(result.symbol, at: now) else {
-            duplicates += 1
-            logger.info("result \(result.sequence) is the same code as the last within the same-symbol time: not reported again")
-            return
-        }
-        let s = result.symbol
-        event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
-                         "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
-        let millis = Self.unixMillis()
-        for output in outputs {
-            do { try output.deliver(result, unixMillis: millis) } catch {
-                logger.error("output \(output.name): result \(result.sequence) kept for a retry: \(error)")
-            }
-        }
-        scheduleRetry()
-    }
-
-    /// While any output keeps results, retries every second (quietly) until all are written.
-    private func scheduleRetry() {
-        guard retry == nil, outputs.contains(where: { $0.pendingCount > 0 }) else { return }
-        let clock = self.clock
-        retry = Task { [weak self] in
-            do { try await clock.sleep(for: .seconds(1)) } catch { return }
-            await self?.retryOutputs()
-        }
-    }
-
-    private func retryOutputs() {
-        retry = nil
-        guard !stopped else { return }
-        for output in outputs where output.pendingCount > 0 {
-            let before = output.pendingCount
-            do {
-                if let d = output as? DeliveringOutput, d.requiresAck { try d.resendUnacknowledged() } else { try output.flush() }
-                if before > 0 && output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
-            } catch {
-                logger.debug("output \(output.name): retry failed: \(error)")
-            }
-        }
-        onStatus?(status)
-        scheduleRetry()
-    }
-
-    /// The host acknowledged result `seq` (serial `ACK n`).
-    public func acknowledge(_ seq: Int) -> Bool {
-        outputs.map { $0.acknowledge(seq) }.contains(true)
-    }
-
-    /// One JSON event for the event stream.
-    private func event(_ type: String, _ fields: [String: String]) {
-        guard let onEvent else { return }
-        let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
-        onEvent("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")
-    }
-
-    static func elapsedTime<C: Clock>(on clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
-        let start = clock.now
-        return { start.duration(to: clock.now) }
-    }
-
-    static func unixMillis() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
     // MARK: - Timers

@@ -102,7 +102,7 @@ enum DecodeReport {
 struct ViewportArgument: ExpressibleByArgument {
     let viewport: Viewport
     init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double(String($0).trimmed) }
+        let parts = argument.split(separator: ",").map { Double(String($0).trimmingSpaces) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else { return nil }
         let v = Viewport(x: x, y: y, width: w, height: h)
         guard v.problem == nil else { return nil }
@@ -122,15 +122,5 @@ struct SymbologyList: ExpressibleByArgument {
         }
         guard !set.isEmpty else { return nil }
         self.set = set
-    }
-}
-
-extension String {
-    /// Without leading and trailing spaces.
-    var trimmed: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
     }
 }
