@@ -2,7 +2,7 @@
 PREFIX ?= /usr
 DESTDIR ?=
 
-.PHONY: build test install uninstall deb demo
+.PHONY: build test install uninstall deb demo hardware-test
 
 build:
 	swift build -c release --product scand --static-swift-stdlib
@@ -33,3 +33,7 @@ uninstall:
 
 deb:
 	packaging/build-deb.sh out
+
+# The hardware lab: scand against vivid, gpio-sim and a real UART under qemu (hil/lab.sh).
+hardware-test:
+	hil/lab.sh all

@@ -6,3 +6,5 @@ scripts/setup.sh
 swift build --build-tests
 swift test
 scripts/test-package.sh
+# The real drivers against real kernel drivers (vivid, gpio-sim, 8250 UART) under qemu.
+hil/lab.sh all

@@ -15,7 +15,7 @@ import SimulatedHardware
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, RegionsTool.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, RegionsTool.self, FrameTool.self])
 }
 
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in
@@ -146,5 +146,33 @@ struct RegionsTool: ParsableCommand {
                 print("  region at \(t.offsetX),\(t.offsetY) \(t.frame.width)x\(t.frame.height) scale \(t.scale): \(found)")
             }
         }
+    }
+}
+
+/// Makes a raw camera frame from an image: the image centred on white, as YUYV, GREY or NV12
+/// bytes (for the hardware lab, which writes them into vivid's video output).
+struct FrameTool: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "frame", abstract: "An image as a raw YUYV/GREY/NV12 frame (lab aid).")
+
+    @Option var width = 640
+    @Option var height = 480
+    @Option(help: "YUYV, GREY or NV12.") var format = "YUYV"
+    @Argument var image: String
+    @Argument var output: String
+
+    func run() throws {
+        let src = try ImageFile.load(image)
+        var gray = [UInt8](repeating: 255, count: width * height)
+        let ox = (width - src.width) / 2, oy = (height - src.height) / 2
+        for y in 0..<src.height where y + oy >= 0 && y + oy < height {
+            for x in 0..<src.width where x + ox >= 0 && x + ox < width { gray[(y + oy) * width + x + ox] = src[x, y] }
+        }
+        var bytes: [UInt8]
+        switch format.uppercased() {
+        case "GREY": bytes = gray
+        case "NV12": bytes = gray + [UInt8](repeating: 128, count: width * height / 2)
+        default: bytes = gray.flatMap { [$0, 128] }
+        }
+        guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else { throw ValidationError("cannot write \(output)") }
     }
 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# scand's hardware lab: the real `scand run` inside Debian's own kernel under qemu (software
+# emulation), against real kernel drivers: vivid (V4L2 capture, its output looped back to the
+# capture), gpio-sim (built out of tree: Debian's kernel does not enable it) and the 8250 UART,
+# whose second port qemu writes to a host file. Each scenario is asserted from outside scand:
+# gpio-sim line values in sysfs, the bytes on the UART, the frames written into vivid.
+#
+# usage: hil/lab.sh [all|prepare|run]     LAB_DIR (default .build-lab) caches downloads.
+# Prints "N passed, N failed" and exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+W=${LAB_DIR:-$REPO/.build-lab}
+STEP=${1:-all}
+mkdir -p "$W"/debs "$W"/x "$W"/share "$W"/guest
+
+[ "$(uname -m)" = x86_64 ] || { echo "hardware lab: needs an x86_64 host (it boots Debian's amd64 kernel)"; exit 1; }
+apt-cache policy linux-image-amd64 2>/dev/null | grep -q "Candidate: [0-9]" || apt-get update -qq
+K=$(apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1)
+KV=${K%-amd64}
+
+fetch() {
+  command -v qemu-system-x86_64 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >/dev/null
+  if [ ! -f "$W/x/boot/vmlinuz-$K" ]; then
+    (cd "$W/debs" && apt-get -qq -o APT::Sandbox::User=root download \
+      linux-image-$K linux-headers-$K linux-headers-$KV-common linux-kbuild-6.1 linux-source-6.1 \
+      busybox-static v4l-utils libv4l-0 libv4lconvert0 libjpeg62-turbo gpiod libgpiod2 kmod)
+    for p in linux-image-$K busybox-static v4l-utils libv4l-0 libv4lconvert0 libjpeg62-turbo gpiod libgpiod2; do
+      dpkg -x "$W"/debs/${p}_*.deb "$W/x"
+    done
+    mkdir -p "$W/kmodx" "$W/hdr" "$W/src"
+    dpkg -x "$W"/debs/kmod_*.deb "$W/kmodx" && ln -sf kmod "$W/kmodx/bin/depmod"
+    for p in linux-headers-$K linux-headers-$KV-common linux-kbuild-6.1; do dpkg -x "$W"/debs/${p}_*.deb "$W/hdr"; done
+    sed -i "s#include /usr/src/#include $W/hdr/usr/src/#" "$W/hdr/usr/src/linux-headers-$K/Makefile"
+    dpkg-deb --fsys-tarfile "$W"/debs/linux-source-6.1_*.deb | tar -x -C "$W/src" ./usr/src/linux-source-6.1.tar.xz
+    tar -xJf "$W/src/usr/src/linux-source-6.1.tar.xz" -C "$W/src" linux-source-6.1/drivers/gpio/gpio-sim.c \
+      linux-source-6.1/drivers/gpio/gpiolib.h linux-source-6.1/kernel/irq/irq_sim.c
+    rm -f "$W/src/usr/src/linux-source-6.1.tar.xz" "$W"/debs/linux-source-6.1_*.deb
+    "$W/kmodx/bin/depmod" -b "$W/x" "$K"
+  fi
+}
+
+build_gpiosim() {
+  # gpio-sim.c + irq_sim.c as one module; irq_to_desc() is not exported, so irq_sim's
+  # handle_simple_irq(irq_to_desc(n)) becomes generic_handle_irq(n).
+  [ -f "$W/gpiosim/gpio-sim.ko" ] && return
+  S=$W/src/linux-source-6.1; O=$W/gpiosim
+  rm -rf "$O"; mkdir -p "$O"
+  cp "$S/drivers/gpio/gpio-sim.c" "$O/gpio-sim-main.c"
+  cp "$S/drivers/gpio/gpiolib.h" "$S/kernel/irq/irq_sim.c" "$O/"
+  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$O/irq_sim.c"
+  grep -q 'generic_handle_irq(irqnum)' "$O/irq_sim.c"
+  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' > "$O/Kbuild"
+  make -s -C "$W/hdr/usr/src/linux-headers-$K" M="$O" modules
+}
+
+build_scand() {
+  swift build -c release --product scand --static-swift-stdlib 2>&1 | grep -E "error|warning: unre" || true
+  rm -rf "$W/share/lib"; mkdir -p "$W/share/lib"
+  cp .build/release/scand "$W/share/scand"
+  for lib in $(ldd .build/release/scand | awk '/=> \//{print $3}'); do cp -L "$lib" "$W/share/lib/"; done
+  .build/release/scand bench frame Tests/Fixtures/qr.png "$W/share/qr.yuyv"
+  .build/release/scand bench frame --format NV12 Tests/Fixtures/qr.png "$W/share/qr.nv12"
+  cp hil/scenarios.sh "$W/share/test.sh"
+}
+
+build_initramfs() {
+  X=$W/x; R=$W/rootfs
+  rm -rf "$R"; mkdir -p "$R"/{bin,sbin,dev,proc,sys,tmp,mnt,etc,lib64,lib/x86_64-linux-gnu,usr/bin}
+  cp "$X/bin/busybox" "$R/bin/busybox"
+  cp hil/init "$R/init"; chmod +x "$R/init"
+  export LD_LIBRARY_PATH=$X/usr/lib/x86_64-linux-gnu
+  for b in v4l2-ctl gpiodetect gpioinfo gpioget gpioset; do
+    cp "$X/usr/bin/$b" "$R/usr/bin/"
+    for lib in $(ldd "$X/usr/bin/$b" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
+  done
+  unset LD_LIBRARY_PATH
+  cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+  M=$X/lib/modules/$K; RM=$R/lib/modules/$K; mkdir -p "$RM/extra"
+  cp "$M/modules.order" "$M/modules.builtin" "$M/modules.builtin.modinfo" "$RM/"
+  for m in vivid configfs 9p 9pnet_virtio virtio_pci; do
+    for ko in $(grep -E "/$m\.ko:" "$M/modules.dep" | tr -d ':'); do mkdir -p "$RM/$(dirname "$ko")"; cp "$M/$ko" "$RM/$ko"; done
+  done
+  cp "$W/gpiosim/gpio-sim.ko" "$RM/extra/"
+  "$W/kmodx/bin/depmod" -b "$R" "$K"
+  (cd "$R" && find . | "$X/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1) > "$W/initramfs.gz"
+}
+
+run_vm() {
+  rm -f "$W/uart1.out" "$W/share/result.txt"
+  set +e
+  timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 1024 \
+    -kernel "$W/x/boot/vmlinuz-$K" -initrd "$W/initramfs.gz" \
+    -append "console=ttyS0 quiet panic=-1" -nographic -no-reboot -nodefaults \
+    -serial stdio -serial file:"$W/uart1.out" \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+    -virtfs local,path="$W/share",mount_tag=hostshare,security_model=none,id=hs > "$W/console.log" 2>&1
+  set -e
+  # The console starts with terminal escapes: strip them before reading the verdicts.
+  sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/^c//' "$W/console.log" > "$W/console.txt"
+  grep -E "^(PASS|FAIL|LATENCY|GUEST)" "$W/console.txt" || true
+  pass=$(grep -c "^PASS" "$W/console.txt" || true); fail=$(grep -c "^FAIL" "$W/console.txt" || true)
+  # Asserted on the host side of the UART: the framed text arrived.
+  if grep -q "$(printf '\002')https://example.org/kiosk?id=42$(printf '\003')" "$W/uart1.out" 2>/dev/null; then
+    echo "PASS host: the UART carried the framed result"; pass=$((pass + 1))
+  else
+    echo "FAIL host: no framed result on the UART"; fail=$((fail + 1))
+  fi
+  grep -q "^GUEST-RESULT" "$W/console.log" || { echo "FAIL the guest did not finish (see $W/console.log)"; fail=$((fail + 1)); }
+  echo "hardware lab: $pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+}
+
+case $STEP in
+  prepare) fetch; build_gpiosim; build_scand; build_initramfs ;;
+  run) run_vm ;;
+  all) fetch; build_gpiosim; build_scand; build_initramfs; run_vm ;;
+esac

@@ -1,0 +1,143 @@
+# The lab's scenarios, run inside the guest (busybox sh). Each prints PASS or FAIL; the host
+# counts them. scand runs as the real binary from the host share with its libraries.
+set -u
+SCAND="env LD_LIBRARY_PATH=/mnt/lib /mnt/scand"
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+# waitfor CONDITION TENTHS: bounded polling, never a fixed sleep for a result.
+waitfor() { i=0; while [ $i -lt $2 ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
+status() { cat /tmp/status.json 2>/dev/null; }
+
+# vivid: one capture (video0) and one output (video1), the output looped to the capture.
+modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1
+CAP=/dev/video0; OUT=/dev/video1
+v4l2-ctl -d $CAP --set-dv-bt-timings index=0 >/dev/null
+v4l2-ctl -d $OUT --set-dv-bt-timings index=0 >/dev/null
+v4l2-ctl -d $CAP -c loop_video=1 -c osd_text_mode=2
+# gpio-sim: button 0, torch 1, buzzer 2, status LED 3.
+modprobe gpio-sim; mount -t configfs none /sys/kernel/config
+C=/sys/kernel/config/gpio-sim/scand
+mkdir $C $C/bank0; for i in 0 1 2 3; do mkdir $C/bank0/line$i; done
+echo 4 > $C/bank0/num_lines; echo scand-sim > $C/bank0/label; echo 1 > $C/live
+CHIP=$(cat $C/bank0/chip_name); S=/sys/devices/platform/$(cat $C/dev_name)/$CHIP
+line() { cat $S/sim_gpio$1/value; }
+press() { echo pull-down > $S/sim_gpio0/pull; sleep 0.1; echo pull-up > $S/sim_gpio0/pull; }
+
+mkdir -p /tmp/boards
+printf 'name = "lab"\nchip = "scand-sim"\n[pins]\n' > /tmp/boards/lab.toml
+cat > /tmp/scand.toml <<CONFIG
+hardware = "linux"
+log_level = "info"
+[camera]
+device = "$CAP"
+width = 640
+height = 480
+fps = 30
+formats = ["YUYV"]
+[scan]
+viewport = [0.0, 0.0, 1.0, 1.0]
+session_timeout_ms = 3000
+same_symbol_timeout_ms = 0
+[gpio]
+board = "lab"
+button = { pin = 0, bias = "pull-up", active_low = true }
+torch = { pin = 1 }
+buzzer = { pin = 2 }
+status_led = { pin = 3 }
+[output.serial]
+device = "/dev/ttyS1"
+prefix = '\x02'
+suffix = '\x03\r\n'
+[status]
+file = "/tmp/status.json"
+CONFIG
+
+start_scand() { $SCAND run --config /tmp/scand.toml --no-stdin "$@" >> /tmp/scand.log 2>&1 & SCAND_PID=$!; }
+stop_scand() { kill $SCAND_PID 2>/dev/null; wait $SCAND_PID 2>/dev/null; }
+loop_frame() { v4l2-ctl -d $OUT --set-fmt-video-out=width=640,height=480,pixelformat=$1 >/dev/null
+               v4l2-ctl -d $OUT --stream-out-mmap=3 --stream-from=$2 --stream-loop --stream-count=100000000 2>/dev/null & LOOP_PID=$!; }
+stop_loop() { kill $LOOP_PID 2>/dev/null; wait $LOOP_PID 2>/dev/null; }
+
+########## 7. probe lists the vivid device with its formats and the gpio-sim chip with its lines
+$SCAND probe > /tmp/probe.txt 2>&1
+if grep -q "$CAP: vivid" /tmp/probe.txt && grep -q "format YUYV" /tmp/probe.txt && grep -q "scand-sim" /tmp/probe.txt; then
+  pass "7 probe lists vivid and gpio-sim"; else fail "7 probe"; cat /tmp/probe.txt; fi
+
+########## 1. press -> torch on -> QR read from vivid -> framed text on the UART -> buzzer -> torch off
+start_scand
+waitfor 'status | grep -q "\"camera\":\"available\""' 150 || fail "1 camera available"
+loop_frame YUYV /mnt/qr.yuyv
+sleep 0.5
+echo pull-up > $S/sim_gpio0/pull; sleep 0.2
+t0=$(cut -d' ' -f1 /proc/uptime)
+press
+waitfor '[ "$(line 1)" = 1 ] || status | grep -q "\"goodReads\":1"' 50 && pass "1 torch on after the press" || fail "1 torch on"
+if waitfor 'status | grep -q "\"goodReads\":1"' 200; then
+  t1=$(cut -d' ' -f1 /proc/uptime)
+  pass "1 code read"; echo "LATENCY press-to-read ${t0}..${t1} s (guest uptime)"
+else fail "1 code read"; fi
+waitfor '[ "$(line 1)" = 0 ]' 50 && pass "1 torch back to inactive" || fail "1 torch off"
+status | grep -q '"torchOn":1' && pass "1 torch was lit once" || fail "1 torch count"
+stop_loop
+
+########## 2. a press with no code in view: timeout, torch off, the no-read pattern
+press
+waitfor 'status | grep -q "\"closedWithoutScan\":1"' 100 && pass "2 session timed out" || fail "2 timeout"
+waitfor '[ "$(line 1)" = 0 ]' 30 && pass "2 torch off" || fail "2 torch off"
+grep -q "feedback no-read" /tmp/scand.log && pass "2 no-read feedback" || fail "2 no-read"
+stop_scand
+
+########## 4. unplug: vivid's device unbound mid-session, bound again; scand recovers by itself
+rm -f /tmp/status.json
+start_scand
+waitfor 'status | grep -q "\"camera\":\"available\""' 150
+press
+waitfor 'status | grep -q "\"phase\":\"scanning\""' 50
+echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind
+waitfor 'status | grep -q -E "\"camera\":\"(disconnected|unavailable)\""' 100 && pass "4 camera reported disconnected" || fail "4 disconnect"
+waitfor '[ "$(line 1)" = 0 ]' 30 && pass "4 torch off on disconnect" || fail "4 torch off"
+echo vivid.0 > /sys/bus/platform/drivers/vivid/bind
+waitfor '[ -e $CAP ] && [ -e $OUT ]' 50
+v4l2-ctl -d $CAP --set-dv-bt-timings index=0 >/dev/null; v4l2-ctl -d $OUT --set-dv-bt-timings index=0 >/dev/null
+v4l2-ctl -d $CAP -c loop_video=1 -c osd_text_mode=2
+loop_frame YUYV /mnt/qr.yuyv
+waitfor 'status | grep -q "\"camera\":\"available\""' 150 && pass "4 camera back without a restart" || fail "4 recover"
+press
+waitfor 'status | grep -q "\"goodReads\":1"' 200 && pass "4 next press reads" || fail "4 read after replug"
+status | grep -q '"cameraReconnects":1' && pass "4 reconnect counted" || fail "4 reconnect count"
+stop_scand; stop_loop
+
+########## 5. camera busy: another program streams from the capture device
+loop_frame YUYV /mnt/qr.yuyv
+v4l2-ctl -d $CAP --set-fmt-video=width=640,height=480,pixelformat=YUYV >/dev/null
+v4l2-ctl -d $CAP --stream-mmap=3 --stream-count=100000000 --stream-to=/dev/null 2>/dev/null & HOG=$!
+sleep 0.5
+start_scand
+press
+waitfor 'status | grep -q "\"camera\":\"in-use\""' 100 && pass "5 camera reported in use" || fail "5 busy"
+kill $HOG; wait $HOG 2>/dev/null
+stop_scand; stop_loop
+
+########## 6. another raw format: NV12 looped and captured
+rm -f /tmp/status.json
+loop_frame NV12 /mnt/qr.nv12
+start_scand --set 'camera.formats=["NV12"]'
+waitfor 'status | grep -q "\"camera\":\"available\""' 150
+press
+waitfor 'status | grep -q "\"goodReads\":1"' 200 && pass "6 NV12 read" || fail "6 NV12"
+stop_scand; stop_loop
+
+########## 3. a line held by another program: reported clearly, scand keeps running
+gpioset --mode=signal $CHIP 1=1 & HOLDER=$!
+sleep 0.3
+rm -f /tmp/status.json
+start_scand
+waitfor 'status | grep -q "\"camera\"" ' 150
+if kill -0 $SCAND_PID 2>/dev/null && grep -q "torch line not available" /tmp/scand.log; then pass "3 held torch line reported, still running"; else fail "3 held line"; fi
+status | grep -q '"torch":"unavailable"' && pass "3 torch shown unavailable" || fail "3 torch state"
+stop_scand
+kill $HOLDER; wait $HOLDER 2>/dev/null
+
+echo "---- scand log"; tail -30 /tmp/scand.log
+exit $fails
