@@ -6,7 +6,7 @@ import Testing
 
 /// The termios driver against a real pseudo-terminal: scand's side is the driver on the pty's
 /// tty end, the host is the other end.
-@Suite struct SerialTests {
+@Suite(.serialized) struct SerialTests {
     @Test func framingIsApplied() throws {
         let pty = try PseudoTerminal()
         var settings = SerialSettings(baud: 19200)
@@ -56,18 +56,32 @@ import Testing
         #expect(String(decoding: got, as: UTF8.self) == "4006381333931\r\n")
     }
 
-    @Test func hostGoneMidWriteIsADisconnectAndTheNextWriteTriesToReopen() throws {
-        let pty = try PseudoTerminal()
-        let port = try TermiosSerialPort(path: pty.hostPath, baud: 9600)
-        pty.hangUp() // the far end disappears, like an unplugged USB-serial adapter
+    @Test func anUnpluggedPortIsReopenedWhenItComesBack() async throws {
+        // A stable name (like /dev/scand-serial) that points at whichever tty is plugged in.
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("scand-tty-\(UUID().uuidString.prefix(8))").path
+        defer { unlink(link) }
+        let first = try PseudoTerminal()
+        symlink(first.hostPath, link)
+        let port = try TermiosSerialPort(path: link, baud: 9600)
+        first.hangUp()          // unplugged: the far end and the device node go away
+        unlink(link)
         #expect { try port.write(Array("lost?".utf8)) } throws: { e in
             let e = e as? HardwareError
             return e?.kind == .disconnected && e?.hint?.contains("0 of 5 bytes written") == true
         }
         #expect { try port.write(Array("again".utf8)) } throws: { e in
             let e = e as? HardwareError
-            return e?.operation == "open" && (e?.kind == .notFound || e?.kind == .disconnected)
+            return e?.operation == "open" && e?.kind == .notFound
         }
+        let second = try PseudoTerminal()  // plugged back in
+        symlink(second.hostPath, link)
+        try port.write(Array("back\r\n".utf8))
+        var got: [UInt8] = []
+        for _ in 0..<200 where got.count < 6 {
+            got += second.readFromHost()
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(String(decoding: got, as: UTF8.self) == "back\r\n")
     }
 
     @Test func badSettingsAreRejected() {
