@@ -3,8 +3,10 @@
 set -u
 SCAND="env LD_LIBRARY_PATH=/mnt/lib /mnt/scand"
 fails=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+# Verdicts also go to a file on the host share: the serial console interleaves kernel messages.
+: > /mnt/result.txt
+pass() { echo "PASS $1"; echo "PASS $1" >> /mnt/result.txt; }
+fail() { echo "FAIL $1"; echo "FAIL $1" >> /mnt/result.txt; fails=$((fails + 1)); }
 # waitfor CONDITION TENTHS: bounded polling, never a fixed sleep for a result.
 waitfor() { i=0; while [ $i -lt $2 ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 status() { cat /tmp/status.json 2>/dev/null; }
@@ -75,7 +77,7 @@ press
 waitfor '[ "$(line 1)" = 1 ] || status | grep -q "\"goodReads\":1"' 300 && pass "1 torch on after the press" || fail "1 torch on"
 if waitfor 'status | grep -q "\"goodReads\":1"' 400; then
   t1=$(cut -d' ' -f1 /proc/uptime)
-  pass "1 code read"; echo "LATENCY press-to-read ${t0}..${t1} s (guest uptime)"
+  pass "1 code read"; echo "LATENCY press-to-read ${t0}..${t1} s (guest uptime)" | tee -a /mnt/result.txt
 else fail "1 code read"; fi
 waitfor '[ "$(line 1)" = 0 ]' 300 && pass "1 torch back to inactive" || fail "1 torch off"
 status | grep -q '"torchOn":1' && pass "1 torch was lit once" || fail "1 torch count"
@@ -150,5 +152,6 @@ status | grep -q '"torch":"unavailable"' && pass "3 torch shown unavailable" || 
 stop_scand
 kill $HOLDER; wait $HOLDER 2>/dev/null
 
-echo "---- scand log"; if [ $fails -gt 0 ]; then cat /tmp/scand.log; else tail -5 /tmp/scand.log; fi
+cp /tmp/scand.log /mnt/scand.log
+echo "DONE fails=$fails" >> /mnt/result.txt
 exit $fails
