@@ -108,7 +108,7 @@ run_vm() {
     echo "FAIL host: no framed result on the UART"; fail=$((fail + 1))
   fi
   grep -q "^DONE" "$R" 2>/dev/null || { echo "FAIL the guest did not finish (see $W/console.log)"; fail=$((fail + 1)); }
-  echo "hardware lab: $pass passed, $fail failed"
+  echo "hardware-lab: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]
 }
 
