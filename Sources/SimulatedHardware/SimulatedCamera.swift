@@ -24,6 +24,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         var nextDue: C.Instant?
         var dropped = 0
         var delivered = 0
+        /// When streaming last stopped: the scene moves on while nobody looks.
+        var stoppedAt: C.Instant?
     }
     private let state = Mutex(State())
 
@@ -102,7 +104,12 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         let condition = state.withLock { s -> Condition? in
             guard s.open, s.condition == .present else { return s.condition == .present ? .unplugged : s.condition }
             s.streaming = true
-            s.nextDue = clock.now.advanced(by: period)
+            let now = clock.now
+            if let stoppedAt = s.stoppedAt {
+                let passed = Int(stoppedAt.duration(to: now) / period)
+                s.next = (s.next + max(0, passed)) % (frames.count * repeatEach)
+            }
+            s.nextDue = now.advanced(by: period)
             return nil
         }
         switch condition {
@@ -112,7 +119,13 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         }
     }
 
-    public func stopCapture() { state.withLock { $0.streaming = false } }
+    public func stopCapture() {
+        let now = clock.now
+        state.withLock { s in
+            if s.streaming { s.stoppedAt = now }
+            s.streaming = false
+        }
+    }
 
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
