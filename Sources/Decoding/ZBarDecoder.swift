@@ -47,13 +47,14 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
         guard roi.width > 0, roi.height > 0 else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
-        // zbar wants packed rows; a view with padding or a crop is packed first (one copy).
-        let packed: [UInt8]? = region.stride == region.width ? nil : region.packedPixels()
         return scanner.withLock { handle in
-            if let packed {
-                return packed.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+            if region.stride == region.width {
+                return region.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
             }
-            return region.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+            // zbar wants packed rows: a view with padding or a crop is packed into the scanner's
+            // own buffer, reused from frame to frame (no allocation per frame).
+            handle.pack(region)
+            return handle.scratch.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
         }
     }
 
@@ -145,7 +146,22 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
 /// Owns one zbar image scanner.
 private final class ScannerHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Packed pixels of the last cropped frame.
+    var scratch: [UInt8] = []
     init() { pointer = zbar_image_scanner_create() }
+
+    func pack(_ f: GrayFrame) {
+        let count = f.width * f.height
+        if scratch.count < count { scratch = [UInt8](repeating: 0, count: count) }
+        f.withUnsafeBytes { src in
+            scratch.withUnsafeMutableBytes { dst in
+                for row in 0..<f.height {
+                    UnsafeMutableRawBufferPointer(rebasing: dst[(row * f.width)..<((row + 1) * f.width)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: src[(row * f.stride)..<(row * f.stride + f.width)]))
+                }
+            }
+        }
+    }
     deinit { zbar_image_scanner_destroy(pointer) }
 }
 

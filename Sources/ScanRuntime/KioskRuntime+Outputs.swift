@@ -42,7 +42,7 @@ extension KioskRuntime {
         for output in outputs where output.pendingCount > 0 {
             let before = output.pendingCount
             do {
-                if let d = output as? DeliveringOutput, d.requiresAck { try d.resendUnacknowledged() } else { try output.flush() }
+                try output.retry()
                 if before > 0 && output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
             } catch {
                 logger.debug("output \(output.name): retry failed: \(error)")

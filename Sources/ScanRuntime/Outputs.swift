@@ -16,6 +16,8 @@ public protocol ResultOutput: Sendable {
     var pendingCount: Int { get }
     /// Writes what is kept, oldest first, stopping at the first failure.
     func flush() throws
+    /// The periodic retry: `flush()`, and whatever else the output sends again on its own.
+    func retry() throws
     /// The host acknowledged result `seq`; false when this output did not wait for it.
     func acknowledge(_ seq: Int) -> Bool
 }
@@ -23,6 +25,7 @@ public protocol ResultOutput: Sendable {
 extension ResultOutput {
     public var pendingCount: Int { 0 }
     public func flush() throws {}
+    public func retry() throws { try flush() }
     public func acknowledge(_ seq: Int) -> Bool { false }
 }
 
@@ -72,6 +75,11 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
                 if requiresAck { awaitingAck.withLock { _ = $0.insert(entry.seq) } } else { try outbox.done(entry.seq) }
             }
         }
+    }
+
+    /// With `requiresAck`, also sends again what the host has not acknowledged yet.
+    public func retry() throws {
+        if requiresAck { try resendUnacknowledged() } else { try flush() }
     }
 
     /// Sends again what the host has not acknowledged (called when the ACK did not come in time).

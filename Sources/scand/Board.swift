@@ -7,8 +7,6 @@ import ScanRuntime
 import SimulatedHardware
 import LinuxHardware
 
-typealias SimulatedButtonHandle = SimulatedButton
-
 /// The one composition root: drivers chosen and made from the config.
 struct Board {
     var hardware: KioskHardware

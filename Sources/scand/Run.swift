@@ -5,6 +5,7 @@ import Logging
 import ScanConfig
 import ScanCore
 import ScanRuntime
+import SimulatedHardware
 
 /// `scand run`: the daemon.
 struct Run: AsyncParsableCommand {
@@ -152,7 +153,7 @@ final class SignalHandlers: @unchecked Sendable {
 /// The Enter key as the simulated button, read on a thread of its own (a blocking read must not
 /// hold one of the few cooperative threads).
 enum StdinButton {
-    static func start(_ button: SimulatedButtonHandle, logger: Logger) {
+    static func start(_ button: SimulatedButton, logger: Logger) {
         let thread = Thread {
             while let _ = readLine(strippingNewline: true) {
                 button.click()

@@ -5,4 +5,13 @@ enum Fixture {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures")
     static func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+    /// The repository's root folder.
+    static let repo = folder.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A new empty folder under the temporary directory; the caller removes it.
+    static func temporaryFolder(_ prefix: String) throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
 }

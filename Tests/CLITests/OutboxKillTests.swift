@@ -6,8 +6,7 @@ import Testing
 /// outbox file, and the next start sends each of them exactly once.
 @Suite struct OutboxKillTests {
     @Test func resultsSurviveKillNineAndAreSentOnceAfterTheRestart() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixture.temporaryFolder("scand-kill")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
         let status = dir.appendingPathComponent("status.json")

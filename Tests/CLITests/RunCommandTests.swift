@@ -3,11 +3,10 @@ import Testing
 
 /// `scand run` as a process: SIGHUP with a bad config keeps the old one, SIGTERM stops it.
 @Suite struct RunCommandTests {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Fixture.repo
 
     @Test func sighupWithABadConfigKeepsTheOldOneAndSigtermStopsGracefully() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-run-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixture.temporaryFolder("scand-run")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
         let status = dir.appendingPathComponent("status.json")

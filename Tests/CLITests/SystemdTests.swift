@@ -4,11 +4,10 @@ import Testing
 /// scand under systemd's service protocol: readiness and watchdog pings on a real notify socket,
 /// and the unit file as `systemd-analyze verify` sees it.
 @Suite struct SystemdTests {
-    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repo = Fixture.repo
 
     @Test func readinessAndWatchdogPingsReachTheNotifySocket() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-notify-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixture.temporaryFolder("scand-notify")
         defer { try? FileManager.default.removeItem(at: dir) }
         let socketPath = dir.appendingPathComponent("notify").path
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
@@ -58,8 +57,7 @@ import Testing
         // The shipped unit, with ExecStart pointing at the binary this build made.
         let unit = try String(contentsOf: Self.repo.appendingPathComponent("systemd/scand.service"), encoding: .utf8)
             .replacingOccurrences(of: "/usr/bin/scand", with: Run.scand.path)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-unit-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try Fixture.temporaryFolder("scand-unit")
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("scand.service")
         try unit.write(to: path, atomically: true, encoding: .utf8)
