@@ -170,7 +170,7 @@ public final class GPIOButton: Button, @unchecked Sendable {
     }
 
     deinit {
-        _ = Glibc.write(wake.write, "x", 1)
+        wakeUp(wake.write)
         // The thread closes the read end; the write end is ours.
         if !started.withLock({ $0 }) { close(wake.read) }
         close(wake.write)

@@ -67,7 +67,7 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     }
 
     deinit {
-        _ = Glibc.write(wake.write, "x", 1)
+        wakeUp(wake.write)
         if !reading.withLock({ $0 }) { close(wake.read) }
         close(wake.write)
         let current = fd.withLock { $0 }

@@ -20,10 +20,12 @@ func spawnThread(_ body: @escaping @Sendable () -> Void) {
     if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
 }
 
-/// A pipe whose both ends are close-on-exec and non-blocking: a thread's wake-up call.
+/// A connected socket pair, both ends close-on-exec and non-blocking: a thread's wake-up call.
+/// (A socket rather than a pipe so that waking a thread that has already gone is EPIPE, never
+/// SIGPIPE: see `wakeUp`.)
 func makeWakePipe() -> (read: Int32, write: Int32)? {
     var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return nil }
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return nil }
     for fd in fds {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -49,4 +51,10 @@ final class Locked<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return try body(&state)
     }
+}
+
+/// Wakes the thread waiting on the other end of a wake pipe (harmless when it has gone).
+func wakeUp(_ fd: Int32) {
+    var byte: UInt8 = 1
+    _ = send(fd, &byte, 1, Int32(MSG_NOSIGNAL))
 }

@@ -120,17 +120,19 @@ final class Stream: @unchecked Sendable {
         spawnThread { [self] in self.readLoop() }
     }
 
+    deinit { Glibc.close(wake.write) }
+
     var dropped: Int { shared.withLock { $0.dropped } }
 
     /// Stops the reader thread and streaming; a waiting `next()` gets a CancellationError.
     func stop() {
-        let waiter = shared.withLock { s -> CheckedContinuation<GrayFrame, Error>? in
-            guard !s.stopped else { return nil }
+        let (first, waiter) = shared.withLock { s -> (Bool, CheckedContinuation<GrayFrame, Error>?) in
+            guard !s.stopped else { return (false, nil) }
             s.stopped = true
             defer { s.waiter = nil }
-            return s.waiter
+            return (true, s.waiter)
         }
-        _ = Glibc.write(wake.write, "x", 1)
+        if first { wakeUp(wake.write) }
         waiter?.resume(throwing: CancellationError())
     }
 
@@ -171,8 +173,7 @@ final class Stream: @unchecked Sendable {
             ring.live.store(false, ordering: .releasing)
             var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
             _ = sys.ioctl(fd, scand_VIDIOC_STREAMOFF, &type)
-            Glibc.close(wake.read)
-            Glibc.close(wake.write)
+            Glibc.close(wake.read) // the write end is the stream's, closed in deinit
         }
         while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]

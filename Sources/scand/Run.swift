@@ -83,6 +83,9 @@ struct Run: AsyncParsableCommand {
             }
         }
 
+        // A host or event client that goes away must be an error on that write, not the end of
+        // the daemon.
+        Foundation.signal(SIGPIPE, SIG_IGN)
         let signals = SignalHandlers()
         signals.on(SIGTERM) { Task { await runtime.stop() } }
         signals.on(SIGINT) { Task { await runtime.stop() } }

@@ -66,9 +66,11 @@ final class Harness: @unchecked Sendable {
         await runTask?.value
     }
 
-    /// Waits (bounded, real time) until `condition` holds.
+    /// Waits (bounded: 15 s of real time, generous for a loaded CI machine running the suites
+    /// in parallel) until `condition` holds.
     func until(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-        for _ in 0..<3000 {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline {
             if await condition() { return }
             try await Task.sleep(for: .milliseconds(1))
         }
