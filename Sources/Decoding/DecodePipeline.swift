@@ -15,6 +15,9 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     public let rules: SymbologyRules
     let engines: [any BarcodeDecoder]
     let passes: [ImagePass]
+    /// zxing with a global-histogram and a fixed threshold instead of its local one: blurred and
+    /// low-resolution linear codes it otherwise misses.
+    let thresholdEngines: [ZXingDecoder]
 
     /// The engines by name, in the order the config may give them.
     public enum Engine: String, Sendable, CaseIterable { case zxing, zbar }
@@ -32,17 +35,32 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         self.rules = rules
         name = "pipeline-\(quality.rawValue)"
         passes = ImagePass.passes(for: quality)
+        thresholdEngines = order.contains(.zxing) ? ([1, 2] as [Int32]).map { binarizer in
+            var effort = ZXingDecoder.Effort.standard
+            effort.binarizer = binarizer
+            return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
+        } : []
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
         guard roi.width > 0, roi.height > 0 else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
-        var found = rules.apply(confirmed(lookFirst(region), in: region))
+        let doubts = Doubts()
+        var found = rules.apply(confirmed(lookFirst(region), in: region, doubts))
         if found.isEmpty {
             for pass in passes {
+                if pass == .thresholds {
+                    // zxing with its other binarizers on the crop as it is.
+                    for engine in thresholdEngines {
+                        found = rules.apply(engine.decode(region).filter { accepts($0, readBy: engine, in: region, doubts) })
+                        if !found.isEmpty { break }
+                    }
+                    if !found.isEmpty { break }
+                    continue
+                }
                 for transformed in pass.apply(region) {
-                    found = rules.apply(confirmed(engines.map { $0.decode(transformed.frame) }, in: transformed.frame)).map { transformed.mapBack($0) }
+                    found = rules.apply(confirmed(engines.map { $0.decode(transformed.frame) }, in: transformed.frame, doubts)).map { transformed.mapBack($0) }
                     if !found.isEmpty { break }
                 }
                 if !found.isEmpty { break }
@@ -71,7 +89,7 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     /// The engines' results merged, where a linear code that only one engine read must read
     /// the same again from a resampled crop around it (one engine's 1D misread rarely survives
     /// resampling; a real code does).
-    func confirmed(_ lists: [[Symbol]], in frame: GrayFrame) -> [Symbol] {
+    func confirmed(_ lists: [[Symbol]], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
         guard lists.count > 1 else { return merge(lists) }
         var kept = lists
         for (i, list) in lists.enumerated() {
@@ -79,10 +97,39 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
                 guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
                 let others = lists.enumerated().filter { $0.offset != i }.flatMap(\.element)
                 if others.contains(where: { Self.same($0, s) }) { return true }
-                return rereads(s, with: engines[i], in: frame)
+                return accepts(s, readBy: engines[i], in: frame, doubts)
             }
         }
         return merge(kept)
+    }
+
+    /// A linear code that one engine alone read: an EAN/UPC read must fit the bars in the image
+    /// (`EANVerifier`); any other (or an EAN/UPC the image cannot judge) must read the same again
+    /// from a resampled crop. A read that fails is kept as a doubt: when a different engine
+    /// reads the same in a later pass of the same frame, both count.
+    func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts) -> Bool {
+        guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
+        let family = Self.family(engine)
+        if doubts.list.contains(where: { $0.engine != family && Self.same($0.symbol, s) }) { return true }
+        let ok: Bool
+        switch EANVerifier.verify(s, in: frame) {
+        case .fits: ok = true
+        case .misfit: ok = false
+        case .cannotTell: ok = rereads(s, with: engine, in: frame)
+        }
+        if !ok { doubts.list.append((s, family)) }
+        return ok
+    }
+
+    /// The engine a decoder is (zxing with another binarizer is still zxing: its misreads are
+    /// not independent of zxing's).
+    static func family(_ engine: any BarcodeDecoder) -> String {
+        String(engine.name.prefix { $0 != "-" })
+    }
+
+    /// Single-engine reads of one frame that were not accepted on their own.
+    final class Doubts {
+        var list: [(symbol: Symbol, engine: String)] = []
     }
 
     func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {

@@ -21,20 +21,21 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
+    case thresholds, invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.regions, .invert, .stretch, .sharpen, .enhancedRegions]
-        case .accurate: return [.regions, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
+        case .balanced: return [.thresholds, .regions, .invert, .stretch, .sharpen, .enhancedRegions]
+        case .accurate: return [.thresholds, .regions, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
         }
     }
 
     /// The transformed images to try, in order (none when the pass does not apply).
     public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
         switch self {
+        case .thresholds: return [TransformedFrame(frame: frame, scale: 1)]
         case .invert: return [TransformedFrame(frame: Self.map(frame) { 255 &- $0 }, scale: 1)]
         case .stretch: return Self.stretch(frame).map { [TransformedFrame(frame: $0, scale: 1)] } ?? []
         case .sharpen: return [TransformedFrame(frame: Self.sharpen(frame), scale: 1)]

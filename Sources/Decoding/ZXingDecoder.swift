@@ -17,7 +17,7 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
         public var tryHarder = true
         public var tryRotate = true
         public var tryDownscale = false
-        /// 0 local average (hybrid), 1 global histogram.
+        /// 0 local average (hybrid), 1 global histogram, 2 fixed threshold.
         public var binarizer: Int32 = 0
         public init() {}
         public static let standard = Effort()

@@ -107,7 +107,7 @@ struct Reader {
                 fail(key, "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
                 continue
             }
-            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii"])
+            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32"])
             var rule = c.rules.rule(symbology)
             if t["enabled"] != nil {
                 if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else { c.symbologies.remove(symbology) }
@@ -123,6 +123,10 @@ struct Reader {
             if t["full_ascii"] != nil {
                 if symbology != .code39 { fail("\(key).full_ascii", "applies to Code-39 only") }
                 rule.fullASCII = bool(t, "\(key).full_ascii", default: true)
+            }
+            if t["code32"] != nil {
+                if symbology != .code39 { fail("\(key).code32", "applies to Code-39 only") }
+                rule.code32 = bool(t, "\(key).code32", default: true)
             }
             c.rules.rules[symbology] = rule
         }

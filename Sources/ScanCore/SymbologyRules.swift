@@ -19,6 +19,8 @@ public struct SymbologyRules: Sendable, Equatable {
         public var agreeingFrames: Int
         /// Code 39 only: read `+A` as `a`, `/A` as `!`, ... (Full ASCII Code 39).
         public var fullASCII = true
+        /// Code 39 only: read a Code 32 (Italian Pharmacode) as `A` and its nine digits.
+        public var code32 = true
         public init(agreeingFrames: Int = 1) { self.agreeingFrames = agreeingFrames }
     }
 
@@ -49,7 +51,8 @@ public struct SymbologyRules: Sendable, Equatable {
                     guard Code39.hasValidMod43(s.bytes) else { return nil }
                     if r.checkDigit == .verifyAndStrip { s.bytes.removeLast() }
                 }
-                if r.fullASCII, let full = Code39.fullASCII(s.bytes) { s.bytes = full; s.engineText = nil }
+                if r.code32, let digits = Code39.code32(s.bytes) { s.bytes = digits; s.engineText = nil }
+                else if r.fullASCII, let full = Code39.fullASCII(s.bytes) { s.bytes = full; s.engineText = nil }
             default: break
             }
             let n = s.bytes.count
@@ -103,6 +106,29 @@ public enum Code39 {
             i += 2
         }
         return pairs > 0 ? out : nil
+    }
+
+    /// Code 32 (Italian Pharmacode, AIFA): six Code 39 characters from a 32-symbol alphabet are a
+    /// number in base 32, printed as `A` and nine digits whose last is a check digit over the
+    /// first eight (odd places as they are, even places doubled and their digits summed).
+    /// Nil when the text is not a valid Code 32.
+    public static func code32(_ bytes: [UInt8]) -> [UInt8]? {
+        let symbols = Array("0123456789BCDFGHJKLMNPQRSTUVWXYZ".utf8)
+        guard bytes.count == 6 else { return nil }
+        var value = 0
+        for b in bytes {
+            guard let v = symbols.firstIndex(of: b) else { return nil }
+            value = value * 32 + v
+        }
+        guard value < 1_000_000_000 else { return nil }
+        var digits = Array(String(value).utf8).map { Int($0) - 48 }
+        digits = Array(repeating: 0, count: 9 - digits.count) + digits
+        var sum = 0
+        for (i, d) in digits.prefix(8).enumerated() {
+            if i % 2 == 0 { sum += d } else { sum += (2 * d) / 10 + (2 * d) % 10 }
+        }
+        guard sum % 10 == digits[8] else { return nil }
+        return [UInt8(ascii: "A")] + digits.map { UInt8($0 + 48) }
     }
 
     public static func hasValidMod43(_ bytes: [UInt8]) -> Bool {

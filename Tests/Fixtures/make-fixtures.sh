@@ -39,3 +39,7 @@ zint --barcode=DATAMATRIX --scale=4 --whitesp=8 --vwhitesp=8 -d "scand DataMatri
 # Binary DataMatrix: bytes 0x00..0x07 and 0xF0..0xFF.
 printf '\x00\x01\x02\x03\x04\x05\x06\x07\xf0\xf8\xff' > /tmp/scand-dm.bin
 zint --barcode=DATAMATRIX --binary --scale=4 --whitesp=8 --vwhitesp=8 -i /tmp/scand-dm.bin -o binary-datamatrix.png
+# Two samples from zxing-cpp's black-box tests (Apache License 2.0, github.com/zxing-cpp/zxing-cpp,
+# test/samples; via ../shared/corpus/zxing-cpp): a blurred UPC-A zbar misreads, and a Code 32.
+cp ../../../shared/corpus/zxing-cpp/upca-4/1.png blurred-upca.png
+cp ../../../shared/corpus/zxing-cpp/code39-1/code32-1.png code32.png

@@ -99,6 +99,15 @@ import Testing
         #expect(errors("[scan]\nsymbologies = [\"qr\", \"maxicode\"]\n").contains { $0.contains("\"maxicode\" is not a symbology") })
     }
 
+    @Test func perSymbologyRules() throws {
+        let c = try parse("[symbology.code39]\ncheck_digit = \"verify\"\nfull_ascii = false\ncode32 = false\nmin_length = 4\n[symbology.ean13]\nagreeing_frames = 3\n")
+        let code39 = c.rules.rule(.code39)
+        #expect(code39.checkDigit == .verify && !code39.fullASCII && !code39.code32 && code39.minLength == 4)
+        #expect(c.rules.rule(.ean13).agreeingFrames == 3)
+        #expect(try parse("").rules.rule(.code39).code32, "Code 32 is read by default")
+        #expect(errors("[symbology.code128]\ncode32 = true\n").contains { $0.contains("code32: applies to Code-39 only") })
+    }
+
     @Test func cameraQualityFormatsAndControls() throws {
         let c = try parse("[camera]\nquality = \"accurate\"\nformats = [\"mjpg\", \"YUYV\"]\n[camera.controls]\nfocus_auto = \"off\"\nfocus_absolute = 30\nexposure_auto = \"manual\"\n")
         #expect(c.camera.width == 1920 && c.camera.height == 1080)

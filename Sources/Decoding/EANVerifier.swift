@@ -1,0 +1,229 @@
+import ScanCore
+import ScanHardware
+
+/// A second opinion on an EAN/UPC read that only one engine made: the bars its digits stand for
+/// must be what the image shows. The rows through the code are averaged into one profile, the
+/// read's module pattern is fitted to it (start, module width, direction), and then every digit
+/// must fit its place better than any other digit could. An engine's misread of a blurred code
+/// (a few scan lines that measured wrong widths) fails here; a real code, even blurred, passes,
+/// because matching a whole known pattern is more robust than measuring edges.
+enum EANVerifier {
+    enum Verdict: Equatable {
+        /// Every digit fits its place better than any rival.
+        case fits
+        /// Some rival digit fits better, by this much (in squared module darkness).
+        case misfit(Double)
+        /// No layout for this read, or the image gives too little to judge.
+        case cannotTell
+    }
+
+    static func verify(_ s: Symbol, in frame: GrayFrame) -> Verdict {
+        guard let layout = Layout(s), s.corners.count >= 2 else { return .cannotTell }
+        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+        let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
+        let horizontal = (x1 - x0) >= (y1 - y0)
+        let length = horizontal ? x1 - x0 : y1 - y0
+        guard length >= layout.modules else { return .cannotTell }
+        // The profile along the code, averaged over a band of lines across it.
+        let pad = length / 4 + 4
+        let (uLow, uHigh) = horizontal ? (max(0, x0 - pad), min(frame.width - 1, x1 + pad)) : (max(0, y0 - pad), min(frame.height - 1, y1 + pad))
+        let (vMid, vSpan) = horizontal ? ((y0 + y1) / 2, y1 - y0) : ((x0 + x1) / 2, x1 - x0)
+        let half = max(1, min(3, vSpan / 2))
+        let vLimit = horizontal ? frame.height - 1 : frame.width - 1
+        let vs = Array(max(0, vMid - half)...min(vLimit, vMid + half))
+        guard uHigh - uLow > layout.modules, !vs.isEmpty else { return .cannotTell }
+        var profile = [Double](repeating: 0, count: uHigh - uLow + 1)
+        for u in uLow...uHigh {
+            var sum = 0
+            for v in vs { sum += Int(horizontal ? frame[u, v] : frame[v, u]) }
+            profile[u - uLow] = Double(sum) / Double(vs.count)
+        }
+        // Darkness 0...1 between the light and dark levels inside the code.
+        let inner = profile[max(0, x0Offset(horizontal ? x0 : y0, uLow))...min(profile.count - 1, (horizontal ? x1 : y1) - uLow)].sorted()
+        guard inner.count > 4 else { return .cannotTell }
+        let dark = inner[inner.count / 20], light = inner[inner.count - 1 - inner.count / 20]
+        guard light - dark > 8 else { return .cannotTell }
+        // Levels from a window of a few modules around each point (glare, shadow), never
+        // narrower than half the code's own range (so a quiet zone stays light).
+        let window = max(2, Int((Double(length) / Double(layout.modules) * 5).rounded()))
+        let darkness = profile.indices.map { i -> Double in
+            let part = profile[max(0, i - window)...min(profile.count - 1, i + window)]
+            var lo = part.min()!, hi = part.max()!
+            let floor = (light - dark) / 2
+            if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
+            return min(1.5, max(-0.5, (hi - profile[i]) / (hi - lo)))
+        }
+
+        let pattern = layout.pattern
+        let nominal = Double(length) / Double(layout.modules)
+        let forwardStart = Double((horizontal ? x0 : y0) - uLow)
+        let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
+        var best = (score: -2.0, start: 0.0, width: 0.0, reversed: false)
+        for reversed in [false, true] {
+            let d = reversed ? Array(darkness.reversed()) : darkness
+            let approxStart = reversed ? backwardStart : forwardStart
+            var w = nominal * 0.85
+            while w <= nominal * 1.15 {
+                var start = approxStart - 4 * nominal
+                while start <= approxStart + 4 * nominal {
+                    if let m = moduleMeans(d, start: start, width: w, count: pattern.count) {
+                        let c = correlation(m, pattern)
+                        if c > best.score { best = (c, start, w, reversed) }
+                    }
+                    start += nominal / 4
+                }
+                w += nominal * 0.01
+            }
+        }
+        guard best.score > 0.3 else { return .misfit(.infinity) }
+        // Each digit in its place, against every digit that could stand there; each may sit a
+        // little off the whole pattern's fit (perspective, uneven print), rivals get the same slack.
+        let d = best.reversed ? Array(darkness.reversed()) : darkness
+        // Each half on its own fit (a code seen at an angle has wider modules at its near end).
+        let halves = layout.halves.map { range -> (start: Double, width: Double) in
+            let part = Array(pattern[range])
+            var fit = (score: -2.0, start: best.start, width: best.width)
+            var w = best.width * 0.94
+            while w <= best.width * 1.06 {
+                var shift = -2.0
+                while shift <= 2.0 {
+                    let start = best.start + Double(range.lowerBound) * (best.width - w) + shift * best.width
+                    if let m = moduleMeans(d, start: start + Double(range.lowerBound) * w, width: w, count: part.count) {
+                        let c = correlation(m, part)
+                        if c > fit.score { fit = (c, start, w) }
+                    }
+                    shift += 0.125
+                }
+                w += best.width * 0.01
+            }
+            return (fit.start, fit.width)
+        }
+        var worst = -Double.infinity
+        for slot in layout.slots {
+            let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
+            let expected = Array(pattern[slot.offset..<(slot.offset + 7)])
+            let own = localFit(d, h.start, h.width, slot.offset, expected)
+            for rival in slot.rivals where rival != expected {
+                worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival) - own)
+            }
+        }
+        return worst <= 0 ? .fits : .misfit(worst)
+    }
+
+    private static func x0Offset(_ start: Int, _ low: Int) -> Int { start - low }
+
+    /// Mean darkness of each module, or nil when the pattern would leave the profile.
+    static func moduleMeans(_ d: [Double], start: Double, width: Double, count: Int) -> [Double]? {
+        guard start >= 0, start + width * Double(count) < Double(d.count - 1) else { return nil }
+        var out = [Double](repeating: 0, count: count)
+        for j in 0..<count {
+            let a = start + Double(j) * width, b = a + width
+            // Sample the module at four points inside it (linear interpolation).
+            var sum = 0.0
+            for k in 0..<4 {
+                let x = a + (b - a) * (Double(k) + 0.5) / 4
+                let i = Int(x), f = x - Double(i)
+                sum += d[i] * (1 - f) + d[i + 1] * f
+            }
+            out[j] = sum / 4
+        }
+        return out
+    }
+
+    static func correlation(_ m: [Double], _ p: [Bool]) -> Double {
+        let n = Double(m.count)
+        let mm = m.reduce(0, +) / n
+        let pm = Double(p.filter { $0 }.count) / n
+        var sxy = 0.0, sxx = 0.0, syy = 0.0
+        for (a, b) in zip(m, p) {
+            let x = a - mm, y = (b ? 1.0 : 0.0) - pm
+            sxy += x * y; sxx += x * x; syy += y * y
+        }
+        return sxx > 0 && syy > 0 ? sxy / (sxx * syy).squareRoot() : 0
+    }
+
+    /// The best fit of a digit's pattern (with the modules either side of it, known from the
+    /// pattern's neighbours as light/dark unknowns left out) near its place.
+    static func localFit(_ d: [Double], _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool]) -> Double {
+        var best = -Double.infinity
+        for shift in stride(from: -0.75, through: 0.75, by: 0.25) {
+            for scale in [0.95, 1.0, 1.05] {
+                let w = width * scale
+                let a = start + (Double(offset) + shift) * width + (width - w) * 3.5
+                guard let m = moduleMeans(d, start: a, width: w, count: 7) else { continue }
+                best = max(best, fit(m, 0, p))
+            }
+        }
+        return best
+    }
+
+    /// How well a digit's seven modules fit (higher is better): squared distance, negated, with
+    /// each module allowed to lean on its neighbours' blur.
+    static func fit(_ m: [Double], _ offset: Int, _ p: [Bool]) -> Double {
+        var e = 0.0
+        for k in 0..<7 {
+            let d = m[offset + k] - (p[k] ? 1 : 0)
+            e += d * d
+        }
+        return -e
+    }
+
+    /// The module layout of an EAN/UPC read: the whole pattern and each digit's place with the
+    /// patterns that could stand there.
+    struct Layout {
+        var modules: Int { pattern.count }
+        var pattern: [Bool] = []
+        var slots: [(offset: Int, rivals: [[Bool]])] = []
+        /// The module ranges fitted on their own: each half with its guards.
+        var halves: [Range<Int>] {
+            let mid = pattern.count == 51 ? 27 : (pattern.count - 5) / 2
+            return [0..<(mid + 5), mid..<pattern.count]
+        }
+
+        init?(_ s: Symbol) {
+            let digits = s.text.compactMap(\.wholeNumberValue)
+            guard digits.count == s.text.count else { return nil }
+            switch (s.symbology, digits.count) {
+            case (.ean13, 13), (.isbn13, 13), (.upcA, 12), (.upcA, 13):
+                let d = digits.count == 12 ? [0] + digits : digits
+                let parity = Self.ean13Parity[d[0]]
+                add(guardPattern: "101")
+                for i in 1...6 { addDigit(parity[i - 1] ? Self.g[d[i]] : Self.l[d[i]], rivals: Self.l + Self.g) }
+                add(guardPattern: "01010")
+                for i in 7...12 { addDigit(Self.r[d[i]], rivals: Self.r) }
+                add(guardPattern: "101")
+            case (.ean8, 8):
+                add(guardPattern: "101")
+                for i in 0...3 { addDigit(Self.l[digits[i]], rivals: Self.l) }
+                add(guardPattern: "01010")
+                for i in 4...7 { addDigit(Self.r[digits[i]], rivals: Self.r) }
+                add(guardPattern: "101")
+            case (.upcE, 8):
+                guard digits[0] <= 1 else { return nil }
+                // The check digit and number system choose each digit's parity (even = G).
+                let even = Self.upceEven[digits[7]].map { digits[0] == 0 ? $0 : !$0 }
+                add(guardPattern: "101")
+                for i in 1...6 { addDigit(even[i - 1] ? Self.g[digits[i]] : Self.l[digits[i]], rivals: Self.l + Self.g) }
+                add(guardPattern: "010101")
+            default: return nil
+            }
+        }
+
+        private mutating func add(guardPattern: String) { pattern += guardPattern.map { $0 == "1" } }
+        private mutating func addDigit(_ p: [Bool], rivals: [[Bool]]) {
+            slots.append((pattern.count, rivals))
+            pattern += p
+        }
+
+        static func bits(_ s: String) -> [Bool] { s.map { $0 == "1" } }
+        static let l = ["0001101", "0011001", "0010011", "0111101", "0100011", "0110001", "0101111", "0111011", "0110111", "0001011"].map(bits)
+        static let r = l.map { $0.map { !$0 } }
+        static let g = r.map { Array($0.reversed()) }
+        /// EAN-13: the first digit picks which of digits 2–7 use the G set.
+        static let ean13Parity = ["LLLLLL", "LLGLGG", "LLGGLG", "LLGGGL", "LGLLGG", "LGGLLG", "LGGGLL", "LGLGLG", "LGLGGL", "LGGLGL"]
+            .map { $0.map { $0 == "G" } }
+        /// UPC-E, number system 0: which of the six digits are even (G) for each check digit.
+        static let upceEven = ["EEEOOO", "EEOEOO", "EEOOEO", "EEOOOE", "EOEEOO", "EOOEEO", "EOOOEE", "EOEOEO", "EOEOOE", "EOOEOE"]
+            .map { $0.map { $0 == "E" } }
+    }
+}

@@ -1,0 +1,64 @@
+@testable import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+import Testing
+
+@Suite struct EANVerifierTests {
+    /// A valid EAN/UPC text with one digit changed and the check digit made valid again: a
+    /// misread no check digit can catch.
+    static func oneDigitOff(_ text: String, at index: Int) -> String {
+        var d = text.map { $0.wholeNumberValue! }
+        d[index] = (d[index] + 3) % 10
+        let body = d.dropLast()
+        var sum = 0
+        for (i, v) in body.reversed().enumerated() { sum += v * (i % 2 == 0 ? 3 : 1) }
+        d[d.count - 1] = (10 - sum % 10) % 10
+        return d.map(String.init).joined()
+    }
+
+    @Test("a real read fits the bars; the same place read one digit off does not",
+          arguments: ["ean13.png", "upca.png", "ean8.png", "upce.png", "ean13.jpg"])
+    func realReadsFitAndMisreadsDoNot(file: String) throws {
+        let frame = try ImageFile.load(Fixture.path(file))
+        let read = try #require(ZBarDecoder().decode(frame).first)
+        #expect(EANVerifier.verify(read, in: frame) == .fits)
+        var wrong = read
+        let index = read.symbology == .upcE ? 3 : 2
+        wrong.bytes = Array(Self.oneDigitOff(read.text, at: index).utf8)
+        #expect(wrong.text != read.text)
+        guard case .misfit = EANVerifier.verify(wrong, in: frame) else {
+            Issue.record("\(wrong.text) accepted where \(read.text) is printed")
+            return
+        }
+    }
+
+    @Test func withoutAPlaceOrADigitLayoutItCannotTell() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13.png"))
+        #expect(EANVerifier.verify(Symbol(symbology: .ean13, bytes: Array("5901234123457".utf8)), in: frame) == .cannotTell)
+        #expect(EANVerifier.verify(Symbol(symbology: .code128, bytes: Array("12".utf8), corners: [PixelPoint(x: 0, y: 0), PixelPoint(x: 200, y: 0)]), in: frame) == .cannotTell)
+    }
+
+    /// A blurred UPC-A (zxing-cpp's sample upca-4/1) that zbar reads as another valid EAN-13
+    /// (9074932437075): the pipeline must return the printed code or nothing, never that.
+    @Test func aBlurredCodeIsNotMisread() throws {
+        let frame = try ImageFile.load(Fixture.path("blurred-upca.png"))
+        #expect(ZBarDecoder().decode(frame).map(\.text) == ["9074932437075"], "the engine alone misreads it")
+        for quality in DecodePipeline.Quality.allCases {
+            let texts = DecodePipeline(quality: quality).decode(frame).map(\.text)
+            #expect(texts.allSatisfy { $0 == "023942431015" || $0 == "0023942431015" }, "\(quality): \(texts)")
+        }
+    }
+
+    @Test func code32IsReadAsItsNineDigits() throws {
+        #expect(Code39.code32(Array("3PRM8N".utf8)).map { String(decoding: $0, as: UTF8.self) } == "A123456788")
+        #expect(Code39.code32(Array("3PRM8P".utf8)) == nil, "check digit wrong: plain Code 39")
+        #expect(Code39.code32(Array("SCAND9".utf8)) == nil, "vowels are not in the Code 32 alphabet")
+        #expect(Code39.code32(Array("3PRM8".utf8)) == nil)
+        let frame = try ImageFile.load(Fixture.path("code32.png"))
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["A123456788"])
+        var plain = SymbologyRules.Rule()
+        plain.code32 = false
+        #expect(DecodePipeline(rules: SymbologyRules([.code39: plain])).decode(frame).map(\.text) == ["3PRM8N"])
+    }
+}
