@@ -75,15 +75,24 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         return shifted.sortedByDistance(toX: cx, y: cy)
     }
 
-    /// The first look: the first engine; the others only when it found nothing or only linear
-    /// codes (a 2D read from zxing needs no second opinion, and skipping zbar there halves the
-    /// time of a typical frame).
+    /// The first look: the first engine; the others only when it found nothing or a linear code
+    /// that needs a second opinion (skipping zbar where it is not needed halves the time of a
+    /// typical frame).
     func lookFirst(_ region: GrayFrame) -> [[Symbol]] {
-        var lists = [engines[0].decode(region)]
-        if lists[0].isEmpty || lists[0].contains(where: { $0.symbology.isLinear }) {
-            lists += engines.dropFirst().map { $0.decode(region) }
+        let first = engines[0].decode(region)
+        if !first.isEmpty && first.allSatisfy({ standsAlone($0, in: region) }) { return [first] }
+        return [first] + engines.dropFirst().map { $0.decode(region) }
+    }
+
+    /// A first-look read that needs no second engine: a 2D code (its own error correction), a
+    /// Code 128 or Code 93 (mandatory check characters, checked by the engine), or an EAN/UPC
+    /// whose bars fit the image.
+    func standsAlone(_ s: Symbol, in frame: GrayFrame) -> Bool {
+        switch s.symbology {
+        case .code128, .code93: return true
+        case .ean13, .ean8, .upcA, .upcE, .isbn13: return EANVerifier.verify(s, in: frame) == .fits
+        default: return !s.symbology.isLinear
         }
-        return lists
     }
 
     /// The engines' results merged, where a linear code that only one engine read must read

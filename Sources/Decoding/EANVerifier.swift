@@ -60,7 +60,7 @@ enum EANVerifier {
         let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
         var best = (score: -2.0, start: 0.0, width: 0.0, reversed: false)
         for reversed in [false, true] {
-            let d = reversed ? Array(darkness.reversed()) : darkness
+            let d = Profile(reversed ? Array(darkness.reversed()) : darkness)
             let approxStart = reversed ? backwardStart : forwardStart
             var w = nominal * 0.85
             while w <= nominal * 1.15 {
@@ -78,7 +78,7 @@ enum EANVerifier {
         guard best.score > 0.3 else { return .misfit(.infinity) }
         // Each digit in its place, against every digit that could stand there; each may sit a
         // little off the whole pattern's fit (perspective, uneven print), rivals get the same slack.
-        let d = best.reversed ? Array(darkness.reversed()) : darkness
+        let d = Profile(best.reversed ? Array(darkness.reversed()) : darkness)
         // Each half on its own fit (a code seen at an angle has wider modules at its near end).
         let halves = layout.halves.map { range -> (start: Double, width: Double) in
             let part = Array(pattern[range])
@@ -102,9 +102,9 @@ enum EANVerifier {
         for slot in layout.slots {
             let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
             let expected = Array(pattern[slot.offset..<(slot.offset + 7)])
-            let own = localFit(d, h.start, h.width, slot.offset, expected)
+            let own = localFit(d, h.start, h.width, slot.offset, expected, in: pattern)
             for rival in slot.rivals where rival != expected {
-                worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival) - own)
+                worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival, in: pattern) - own)
             }
         }
         return worst <= 0 ? .fits : .misfit(worst)
@@ -112,20 +112,33 @@ enum EANVerifier {
 
     private static func x0Offset(_ start: Int, _ low: Int) -> Int { start - low }
 
+    /// A darkness profile with its running sum: the mean over any span in constant time.
+    struct Profile {
+        let values: [Double]
+        let sums: [Double]
+        init(_ values: [Double]) {
+            self.values = values
+            var sums = [0.0]
+            sums.reserveCapacity(values.count + 1)
+            for v in values { sums.append(sums.last! + v) }
+            self.sums = sums
+        }
+        /// The integral of the profile (each pixel constant over its width) from 0 to x.
+        func integral(_ x: Double) -> Double {
+            let i = Int(x)
+            return sums[i] + (x - Double(i)) * values[i]
+        }
+    }
+
     /// Mean darkness of each module, or nil when the pattern would leave the profile.
-    static func moduleMeans(_ d: [Double], start: Double, width: Double, count: Int) -> [Double]? {
-        guard start >= 0, start + width * Double(count) < Double(d.count - 1) else { return nil }
+    static func moduleMeans(_ d: Profile, start: Double, width: Double, count: Int) -> [Double]? {
+        guard start >= 0, start + width * Double(count) < Double(d.values.count - 1) else { return nil }
         var out = [Double](repeating: 0, count: count)
+        var previous = d.integral(start)
         for j in 0..<count {
-            let a = start + Double(j) * width, b = a + width
-            // Sample the module at four points inside it (linear interpolation).
-            var sum = 0.0
-            for k in 0..<4 {
-                let x = a + (b - a) * (Double(k) + 0.5) / 4
-                let i = Int(x), f = x - Double(i)
-                sum += d[i] * (1 - f) + d[i + 1] * f
-            }
-            out[j] = sum / 4
+            let next = d.integral(start + Double(j + 1) * width)
+            out[j] = (next - previous) / width
+            previous = next
         }
         return out
     }
@@ -142,31 +155,29 @@ enum EANVerifier {
         return sxx > 0 && syy > 0 ? sxy / (sxx * syy).squareRoot() : 0
     }
 
-    /// The best fit of a digit's pattern (with the modules either side of it, known from the
-    /// pattern's neighbours as light/dark unknowns left out) near its place.
-    static func localFit(_ d: [Double], _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool]) -> Double {
+    /// The best fit of a digit's pattern near its place, with one known module either side (a
+    /// rival that only fits shifted clashes with its neighbours).
+    static func localFit(_ d: Profile, _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool],
+                         in pattern: [Bool]) -> Double {
+        let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
+        let context = [at(offset - 2), at(offset - 1)] + p + [at(offset + 7), at(offset + 8)]
+        let ideal = render(context)
         var best = -Double.infinity
-        for shift in stride(from: -0.75, through: 0.75, by: 0.25) {
+        for shift in stride(from: -0.5, through: 0.5, by: 0.25) {
             for scale in [0.95, 1.0, 1.05] {
                 let w = width * scale
-                let a = start + (Double(offset) + shift) * width + (width - w) * 3.5
-                guard let m = moduleMeans(d, start: a, width: w, count: 7) else { continue }
-                best = max(best, fit(m, 0, p))
+                let a = start + (Double(offset) + shift) * width + (width - w) * 3.5 - w
+                guard let m = moduleMeans(d, start: a, width: w, count: 9) else { continue }
+                var e = 0.0
+                for k in 0..<9 { let x = m[k] - ideal[k + 1]; e += x * x }
+                best = max(best, -e)
             }
         }
         return best
     }
 
-    /// How well a digit's seven modules fit (higher is better): squared distance, negated, with
-    /// each module allowed to lean on its neighbours' blur.
-    static func fit(_ m: [Double], _ offset: Int, _ p: [Bool]) -> Double {
-        var e = 0.0
-        for k in 0..<7 {
-            let d = m[offset + k] - (p[k] ? 1 : 0)
-            e += d * d
-        }
-        return -e
-    }
+    /// A module pattern as darkness: 1 dark, 0 light.
+    static func render(_ p: [Bool]) -> [Double] { p.map { $0 ? 1 : 0 } }
 
     /// The module layout of an EAN/UPC read: the whole pattern and each digit's place with the
     /// patterns that could stand there.
