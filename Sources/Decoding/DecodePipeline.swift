@@ -106,25 +106,33 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
                 guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
                 let others = lists.enumerated().filter { $0.offset != i }.flatMap(\.element)
                 if others.contains(where: { Self.same($0, s) }) { return true }
-                return accepts(s, readBy: engines[i], in: frame, doubts)
+                return accepts(s, readBy: engines[i], in: frame, doubts, besides: others)
             }
         }
         return merge(kept)
     }
 
-    /// A linear code that one engine alone read: an EAN/UPC read must fit the bars in the image
-    /// (`EANVerifier`); any other (or an EAN/UPC the image cannot judge) must read the same again
-    /// from a resampled crop. A read that fails is kept as a doubt: when a different engine
-    /// reads the same in a later pass of the same frame, both count.
-    func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts) -> Bool {
+    /// A linear code that one engine alone read. An EAN/UPC read must fit the bars in the image
+    /// (`EANVerifier`), or be a full-length EAN-13/UPC-A from zxing (whose reader checks each
+    /// digit's bars and seldom misreads) with no other engine reading a different EAN/UPC in the
+    /// frame (a short UPC-E or EAN-8 still has to fit); zbar's
+    /// EAN/UPC reads of blurred codes are the misreads this stops. Any other linear code (or an
+    /// EAN/UPC the image cannot judge) must read the same again from a resampled crop. A read that
+    /// fails is kept as a doubt: when a different engine reads the same in a later pass of the same
+    /// frame, both count.
+    func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
+                 besides others: [Symbol] = []) -> Bool {
         guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
         let family = Self.family(engine)
         if doubts.list.contains(where: { $0.engine != family && Self.same($0.symbol, s) }) { return true }
+        let trusted = family == "zxing" && [.ean13, .upcA, .isbn13].contains(s.symbology)
+        let contradicted = (others + doubts.list.filter { $0.engine != family }.map(\.symbol))
+            .contains { $0.symbology.isEANFamily && !Self.same($0, s) }
         let ok: Bool
         switch EANVerifier.verify(s, in: frame) {
         case .fits: ok = true
-        case .misfit: ok = false
-        case .cannotTell: ok = rereads(s, with: engine, in: frame)
+        case .misfit(let by): ok = trusted && !contradicted && by.isFinite
+        case .cannotTell: ok = (trusted && !contradicted) || rereads(s, with: engine, in: frame)
         }
         if !ok { doubts.list.append((s, family)) }
         return ok
