@@ -1,3 +1,4 @@
+import Glibc
 import ScanCore
 import ScanHardware
 
@@ -8,11 +9,17 @@ public struct TransformedFrame {
     public var scale: Double
     /// Where the transformed image's origin lies in the original, in original pixels.
     public var offsetX = 0, offsetY = 0
+    /// For a rotated image: its point to the original's (instead of scale and offset).
+    var unrotate: (@Sendable (Double, Double) -> (Double, Double))?
 
     func mapBack(_ s: Symbol) -> Symbol {
         var s = s
         s.corners = s.corners.map {
-            PixelPoint(x: Int((Double($0.x) * scale).rounded()) + offsetX, y: Int((Double($0.y) * scale).rounded()) + offsetY)
+            if let unrotate {
+                let (x, y) = unrotate(Double($0.x), Double($0.y))
+                return PixelPoint(x: Int(x.rounded()), y: Int(y.rounded()))
+            }
+            return PixelPoint(x: Int((Double($0.x) * scale).rounded()) + offsetX, y: Int((Double($0.y) * scale).rounded()) + offsetY)
         }
         return s
     }
@@ -21,14 +28,14 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.thresholds, .regions, .invert, .stretch, .sharpen, .enhancedRegions]
-        case .accurate: return [.thresholds, .regions, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
+        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions]
+        case .accurate: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
         }
     }
 
@@ -36,6 +43,23 @@ public enum ImagePass: String, Sendable, CaseIterable {
     public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
         switch self {
         case .thresholds: return [TransformedFrame(frame: frame, scale: 1)]
+        case .quietZone:
+            // A code that fills the crop to its edges (a tight viewport, a close-up) has no
+            // quiet zone, and the detectors need one: a light border of a tenth of the size.
+            let border = max(8, max(frame.width, frame.height) / 10)
+            return [TransformedFrame(frame: Self.bordered(frame, border), scale: 1, offsetX: -border, offsetY: -border)]
+        case .rotate:
+            // A linear code at a slant: each dense region whose edges run one way (a structure
+            // tensor says how much and which way) turned so its bars stand upright. Scan lines
+            // then cross the whole code, which a slanted short code does not allow.
+            return RegionFinder.candidates(in: frame).compactMap { rect -> TransformedFrame? in
+                let crop = frame.cropped(to: rect)
+                guard let angle = Self.barAngle(crop) else { return nil }
+                let nearest = (angle / (Double.pi / 2)).rounded() * (Double.pi / 2)
+                guard abs(angle - nearest) > 0.12 else { return nil } // within 7° of upright: engines cope
+                let factor = min(crop.width, crop.height) < 300 ? 2.0 : 1.0
+                return Self.rotated(crop, by: angle, factor: factor, originX: rect.x, originY: rect.y)
+            }
         case .invert: return [TransformedFrame(frame: Self.map(frame) { 255 &- $0 }, scale: 1)]
         case .stretch: return Self.stretch(frame).map { [TransformedFrame(frame: $0, scale: 1)] } ?? []
         case .sharpen: return [TransformedFrame(frame: Self.sharpen(frame), scale: 1)]
@@ -98,6 +122,76 @@ public enum ImagePass: String, Sendable, CaseIterable {
             }
         }
         return GrayFrame(width: f.width, height: f.height, pixels: out)
+    }
+
+    /// The direction of the strongest edges (radians, the gradient's), when one direction rules
+    /// (coherence of the structure tensor above one half): the bars of a linear code.
+    static func barAngle(_ f: GrayFrame) -> Double? {
+        guard f.width > 8, f.height > 8 else { return nil }
+        var jxx = 0.0, jyy = 0.0, jxy = 0.0
+        f.withUnsafeBytes { p in
+            for y in stride(from: 1, to: f.height - 1, by: 2) {
+                for x in stride(from: 1, to: f.width - 1, by: 2) {
+                    let gx = Double(Int(p[y * f.stride + x + 1]) - Int(p[y * f.stride + x - 1]))
+                    let gy = Double(Int(p[(y + 1) * f.stride + x]) - Int(p[(y - 1) * f.stride + x]))
+                    jxx += gx * gx; jyy += gy * gy; jxy += gx * gy
+                }
+            }
+        }
+        let total = jxx + jyy
+        guard total > 0 else { return nil }
+        let coherence = ((jxx - jyy) * (jxx - jyy) + 4 * jxy * jxy).squareRoot() / total
+        guard coherence > 0.5 else { return nil }
+        return 0.5 * atan2(2 * jxy, jxx - jyy)
+    }
+
+    /// The crop turned by `-angle` (so that direction becomes the x axis), scaled by `factor`,
+    /// bilinear; light outside the crop. Maps back to frame coordinates through `originX/Y`.
+    static func rotated(_ f: GrayFrame, by angle: Double, factor: Double, originX: Int, originY: Int) -> TransformedFrame {
+        let c = cos(angle), s = sin(angle)
+        let w = Int((Double(f.width) * abs(c) + Double(f.height) * abs(s)) * factor), h = Int((Double(f.width) * abs(s) + Double(f.height) * abs(c)) * factor)
+        let cx = Double(f.width) / 2, cy = Double(f.height) / 2, cu = Double(w) / 2, cv = Double(h) / 2
+        var out = [UInt8](repeating: 255, count: w * h)
+        f.withUnsafeBytes { p in
+            for v in 0..<h {
+                for u in 0..<w {
+                    let dx = (Double(u) - cu) / factor, dy = (Double(v) - cv) / factor
+                    let sx = cx + dx * c - dy * s, sy = cy + dx * s + dy * c
+                    let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                    guard x0 >= 0, y0 >= 0, x0 + 1 < f.width, y0 + 1 < f.height else { continue }
+                    let fx = sx - Double(x0), fy = sy - Double(y0)
+                    let a = Double(p[y0 * f.stride + x0]), b = Double(p[y0 * f.stride + x0 + 1])
+                    let d = Double(p[(y0 + 1) * f.stride + x0]), e = Double(p[(y0 + 1) * f.stride + x0 + 1])
+                    out[v * w + u] = UInt8(max(0, min(255, ((a * (1 - fx) + b * fx) * (1 - fy) + (d * (1 - fx) + e * fx) * fy).rounded())))
+                }
+            }
+        }
+        var t = TransformedFrame(frame: GrayFrame(width: w, height: h, pixels: out), scale: 1 / factor)
+        let ox = Double(originX), oy = Double(originY)
+        t.unrotate = { u, v in
+            let dx = (u - cu) / factor, dy = (v - cv) / factor
+            return (ox + cx + dx * c - dy * s, oy + cy + dx * s + dy * c)
+        }
+        return t
+    }
+
+    /// The frame inside a border of its own light level.
+    static func bordered(_ f: GrayFrame, _ border: Int) -> GrayFrame {
+        var histogram = [Int](repeating: 0, count: 256)
+        f.withUnsafeBytes { src in
+            for y in stride(from: 0, to: f.height, by: 2) { for x in stride(from: 0, to: f.width, by: 2) { histogram[Int(src[y * f.stride + x])] += 1 } }
+        }
+        var acc = 0, light = 255
+        let total = histogram.reduce(0, +)
+        for (v, n) in histogram.enumerated().reversed() { acc += n; if acc >= total / 20 { light = v; break } }
+        let w = f.width + 2 * border, h = f.height + 2 * border
+        var out = [UInt8](repeating: UInt8(light), count: w * h)
+        f.withUnsafeBytes { src in
+            for y in 0..<f.height {
+                for x in 0..<f.width { out[(y + border) * w + x + border] = src[y * f.stride + x] }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
     }
 
     /// Contrast stretch between the 1st and 99th percentile: faint and dark codes.
