@@ -80,7 +80,13 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     /// typical frame).
     func lookFirst(_ region: GrayFrame) -> [[Symbol]] {
         let first = engines[0].decode(region)
-        if !first.isEmpty && first.allSatisfy({ standsAlone($0, in: region) }) { return [first] }
+        let doubtful = first.filter { !standsAlone($0, in: region) }
+        if !first.isEmpty && doubtful.isEmpty { return [first] }
+        // A second engine's opinion on a crop around each doubtful code costs a fraction of
+        // its look at the whole frame.
+        if !first.isEmpty, doubtful.allSatisfy({ s in s.corners.count >= 2 && engines.dropFirst().contains { rereads(s, with: $0, in: region) } }) {
+            return [first, doubtful] // the doubtful codes, confirmed, stand as the second opinion
+        }
         return [first] + engines.dropFirst().map { $0.decode(region) }
     }
 
