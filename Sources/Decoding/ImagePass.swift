@@ -28,13 +28,13 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, tiles, upscale, downscale
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions]
+        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale]
         case .accurate: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
         }
     }
@@ -102,6 +102,11 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 y += step
             }
             return out
+        case .smallUpscale:
+            // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
+            // and small modules get pixels enough.
+            guard frame.width * frame.height <= 320_000 else { return [] }
+            return [TransformedFrame(frame: Self.resize(frame, factor: 2), scale: 0.5)]
         case .upscale:
             guard frame.width * frame.height <= 1_000_000 else { return [] }
             return [TransformedFrame(frame: Self.resize(frame, factor: 2), scale: 0.5)]
