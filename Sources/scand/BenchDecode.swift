@@ -6,7 +6,7 @@ import ScanCore
 import ScanHardware
 
 /// `scand bench decode CORPUS`: reads a corpus folder (manifest.json) with each engine alone and
-/// with the pipeline, and zbarimg as the outside reference, in one run.
+/// with the pipeline, and zbarimg and ZXingReader as the outside references, in one run.
 struct DecodeBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "decode", abstract: "Correct reads, misreads and decode time per symbology and difficulty.")
 
@@ -18,6 +18,9 @@ struct DecodeBench: ParsableCommand {
 
     @Flag(inversion: .prefixedNo, help: "Also run zbarimg once per image as the outside reference.")
     var zbarimg = true
+
+    @Flag(inversion: .prefixedNo, help: "Also run zxing-cpp's ZXingReader once per image (Debian's zxing-cpp-tools), where installed.")
+    var zxingReader = true
 
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
@@ -49,27 +52,47 @@ struct DecodeBench: ParsableCommand {
             return (name, outcomes)
         }
         if zbarimg {
-            var outcomes: [Outcome] = []
-            let clock = ContinuousClock()
-            for r in records {
-                let p = Process()
-                p.executableURL = URL(fileURLWithPath: "/usr/bin/zbarimg")
-                p.arguments = ["--nodbus", "-q", "--raw", corpus + "/" + r.file]
-                let pipe = Pipe()
-                p.standardOutput = pipe
-                p.standardError = FileHandle.nullDevice
-                var texts: [(String, [UInt8])] = []
-                let ms = clock.measure {
-                    guard (try? p.run()) != nil else { return }
-                    let out = pipe.fileHandleForReading.readDataToEndOfFile()
-                    p.waitUntilExit()
-                    texts = String(decoding: out, as: UTF8.self).split(separator: "\n").map { (String($0), Array($0.utf8)) }
-                }.milliseconds
-                outcomes.append(Outcome(record: r, verdict: Self.judge(r, texts), ms: ms, got: texts.map(\.0).joined(separator: " | ")))
+            // zbarimg prints each code's bytes on a line of its own.
+            all.append(("zbarimg (process per image)", external("/usr/bin/zbarimg", ["--nodbus", "-q", "--raw"], records) { out in
+                out.split(separator: 10).map { (String(decoding: $0, as: UTF8.self), Array($0)) }
+            }))
+        }
+        if zxingReader {
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/ZXingReader") {
+                // ZXingReader -bytes writes the content bytes of what it found.
+                all.append(("ZXingReader (process per image)", external("/usr/bin/ZXingReader", ["-bytes"], records) { out in
+                    out.isEmpty ? [] : [(String(decoding: out, as: UTF8.self), Array(out))]
+                }))
+            } else {
+                printError("ZXingReader is not installed (apt-get install zxing-cpp-tools): left out")
             }
-            all.append(("zbarimg (process per image)", outcomes))
         }
         report(all, records: records)
+    }
+
+    /// An outside decoder run once per image, as a user would run it; the time includes starting
+    /// the process.
+    func external(_ path: String, _ arguments: [String], _ records: [Record],
+                  parse: (Data) -> [(String, [UInt8])]) -> [Outcome] {
+        var outcomes: [Outcome] = []
+        let clock = ContinuousClock()
+        for r in records {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: path)
+            p.arguments = arguments + [corpus + "/" + r.file]
+            let pipe = Pipe()
+            p.standardOutput = pipe
+            p.standardError = FileHandle.nullDevice
+            var found: [(String, [UInt8])] = []
+            let ms = clock.measure {
+                guard (try? p.run()) != nil else { return }
+                let out = pipe.fileHandleForReading.readDataToEndOfFile()
+                p.waitUntilExit()
+                found = parse(out)
+            }.milliseconds
+            outcomes.append(Outcome(record: r, verdict: Self.judge(r, found), ms: ms, got: found.map(\.0).joined(separator: " | ")))
+        }
+        return outcomes
     }
 
     struct Outcome {
