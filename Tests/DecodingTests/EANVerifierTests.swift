@@ -44,7 +44,9 @@ import Testing
     @Test func aBlurredCodeIsNotMisread() throws {
         let frame = try ImageFile.load(Fixture.path("blurred-upca.png"))
         #expect(ZBarDecoder().decode(frame).map(\.text) == ["9074932437075"], "the engine alone misreads it")
-        for quality in DecodePipeline.Quality.allCases {
+        // Fast (first look only) and balanced (the kiosk's default passes); accurate adds only
+        // rescaled looks, and takes seconds in a debug build.
+        for quality in [DecodePipeline.Quality.fast, .balanced] {
             let texts = DecodePipeline(quality: quality).decode(frame).map(\.text)
             #expect(texts.allSatisfy { $0 == "023942431015" || $0 == "0023942431015" }, "\(quality): \(texts)")
         }
