@@ -39,7 +39,7 @@ enum EANVerifier {
             profile[u - uLow] = Double(sum) / Double(vs.count)
         }
         // Darkness 0...1 between the light and dark levels inside the code.
-        let inner = profile[max(0, x0Offset(horizontal ? x0 : y0, uLow))...min(profile.count - 1, (horizontal ? x1 : y1) - uLow)].sorted()
+        let inner = profile[max(0, (horizontal ? x0 : y0) - uLow)...min(profile.count - 1, (horizontal ? x1 : y1) - uLow)].sorted()
         guard inner.count > 4 else { return .cannotTell }
         let dark = inner[inner.count / 20], light = inner[inner.count - 1 - inner.count / 20]
         guard light - dark > 8 else { return .cannotTell }
@@ -110,7 +110,6 @@ enum EANVerifier {
         return worst <= 0 ? .fits : .misfit(worst)
     }
 
-    private static func x0Offset(_ start: Int, _ low: Int) -> Int { start - low }
 
     /// A darkness profile with its running sum: the mean over any span in constant time.
     struct Profile {
@@ -161,7 +160,7 @@ enum EANVerifier {
                          in pattern: [Bool]) -> Double {
         let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
         let context = [at(offset - 2), at(offset - 1)] + p + [at(offset + 7), at(offset + 8)]
-        let ideal = render(context)
+        let ideal = context.map { $0 ? 1.0 : 0.0 }
         var best = -Double.infinity
         for shift in stride(from: -0.5, through: 0.5, by: 0.25) {
             for scale in [0.95, 1.0, 1.05] {
@@ -175,9 +174,6 @@ enum EANVerifier {
         }
         return best
     }
-
-    /// A module pattern as darkness: 1 dark, 0 light.
-    static func render(_ p: [Bool]) -> [Double] { p.map { $0 ? 1 : 0 } }
 
     /// The module layout of an EAN/UPC read: the whole pattern and each digit's place with the
     /// patterns that could stand there.

@@ -180,15 +180,24 @@ public enum ImagePass: String, Sendable, CaseIterable {
         return t
     }
 
-    /// The frame inside a border of its own light level.
-    static func bordered(_ f: GrayFrame, _ border: Int) -> GrayFrame {
+    /// The gray levels below which and above which 1/`tail` of the pixels lie (every other
+    /// pixel of every other row sampled).
+    static func percentiles(_ f: GrayFrame, tail: Int) -> (low: Int, high: Int) {
         var histogram = [Int](repeating: 0, count: 256)
         f.withUnsafeBytes { src in
             for y in stride(from: 0, to: f.height, by: 2) { for x in stride(from: 0, to: f.width, by: 2) { histogram[Int(src[y * f.stride + x])] += 1 } }
         }
-        var acc = 0, light = 255
         let total = histogram.reduce(0, +)
-        for (v, n) in histogram.enumerated().reversed() { acc += n; if acc >= total / 20 { light = v; break } }
+        var acc = 0, lo = 0, hi = 255
+        for (v, n) in histogram.enumerated() { acc += n; if acc >= total / tail { lo = v; break } }
+        acc = 0
+        for (v, n) in histogram.enumerated().reversed() { acc += n; if acc >= total / tail { hi = v; break } }
+        return (lo, hi)
+    }
+
+    /// The frame inside a border of its own light level.
+    static func bordered(_ f: GrayFrame, _ border: Int) -> GrayFrame {
+        let light = percentiles(f, tail: 20).high
         let w = f.width + 2 * border, h = f.height + 2 * border
         var out = [UInt8](repeating: UInt8(light), count: w * h)
         f.withUnsafeBytes { src in
@@ -201,15 +210,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
 
     /// Contrast stretch between the 1st and 99th percentile: faint and dark codes.
     static func stretch(_ f: GrayFrame) -> GrayFrame? {
-        var histogram = [Int](repeating: 0, count: 256)
-        f.withUnsafeBytes { src in
-            for y in stride(from: 0, to: f.height, by: 2) { for x in stride(from: 0, to: f.width, by: 2) { histogram[Int(src[y * f.stride + x])] += 1 } }
-        }
-        let total = histogram.reduce(0, +)
-        var acc = 0, lo = 0, hi = 255
-        for (v, n) in histogram.enumerated() { acc += n; if acc >= total / 100 { lo = v; break } }
-        acc = 0
-        for (v, n) in histogram.enumerated().reversed() { acc += n; if acc >= total / 100 { hi = v; break } }
+        let (lo, hi) = percentiles(f, tail: 100)
         guard hi - lo >= 8, hi - lo < 200 else { return nil } // already full range, or flat
         var table = [UInt8](repeating: 0, count: 256)
         for v in 0..<256 { table[v] = UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
