@@ -47,7 +47,18 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no
             // quiet zone, and the detectors need one: a light border of a tenth of the size.
             let border = max(8, max(frame.width, frame.height) / 10)
-            return [TransformedFrame(frame: Self.bordered(frame, border), scale: 1, offsetX: -border, offsetY: -border)]
+            var out = [TransformedFrame(frame: Self.bordered(frame, border), scale: 1, offsetX: -border, offsetY: -border)]
+            // A tiny image (a code printed at one pixel per module, a thumbnail) also enlarged
+            // with hard pixel edges, so each module becomes a square the detectors can find.
+            let side = max(frame.width, frame.height)
+            if side < 160 {
+                let factor = (160 + side - 1) / side
+                let big = Self.nearest(frame, factor: factor)
+                let b = max(8, 160 / 10)
+                out.append(TransformedFrame(frame: Self.bordered(big, b), scale: 1 / Double(factor),
+                                            offsetX: -b / factor, offsetY: -b / factor))
+            }
+            return out
         case .rotate:
             // A linear code at a slant: each dense region whose edges run one way (a structure
             // tensor says how much and which way) turned so its bars stand upright. Scan lines
@@ -230,6 +241,18 @@ public enum ImagePass: String, Sendable, CaseIterable {
             }
         }
         return GrayFrame(width: f.width, height: f.height, pixels: out)
+    }
+
+    /// Nearest-neighbour upscaling by an integer factor (hard module edges stay hard).
+    static func nearest(_ f: GrayFrame, factor: Int) -> GrayFrame {
+        let w = f.width * factor, h = f.height * factor
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { src in
+            for y in 0..<h {
+                for x in 0..<w { out[y * w + x] = src[(y / factor) * f.stride + x / factor] }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
     }
 
     /// Bilinear upscaling by an integer factor.
