@@ -22,10 +22,30 @@ enum EANVerifier {
         let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
         let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
         let horizontal = (x1 - x0) >= (y1 - y0)
+        if (horizontal ? x1 - x0 : y1 - y0) >= layout.modules {
+            return check(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: true)
+        }
+        // zbar places a code it read on few lines at one end of it only: look for the pattern
+        // along the whole frame through that place, both ways.
+        // Within reach of a code of up to six pixels per module.
+        let reach = 6 * layout.modules
+        let verdicts = [
+            check(layout, frame, horizontal: true, x0: max(0, x0 - reach), x1: min(frame.width - 1, x1 + reach), y0: y0, y1: y1, placed: false),
+            check(layout, frame, horizontal: false, x0: x0, x1: x1, y0: max(0, y0 - reach), y1: min(frame.height - 1, y1 + reach), placed: false),
+        ]
+        if verdicts.contains(.fits) { return .fits }
+        let misfits = verdicts.compactMap { v -> Double? in if case .misfit(let by) = v { return by } else { return nil } }
+        return misfits.min().map { .misfit($0) } ?? .cannotTell
+    }
+
+    /// The pattern fitted along a band of lines: near the engine's place for it (`placed`), or
+    /// anywhere along the band, at any module width.
+    static func check(_ layout: Layout, _ frame: GrayFrame, horizontal: Bool, x0: Int, x1: Int, y0: Int, y1: Int,
+                      placed: Bool) -> Verdict {
         let length = horizontal ? x1 - x0 : y1 - y0
         guard length >= layout.modules else { return .cannotTell }
         // The profile along the code, averaged over a band of lines across it.
-        let pad = length / 4 + 4
+        let pad = placed ? length / 4 + 4 : 0
         let (uLow, uHigh) = horizontal ? (max(0, x0 - pad), min(frame.width - 1, x1 + pad)) : (max(0, y0 - pad), min(frame.height - 1, y1 + pad))
         let (vMid, vSpan) = horizontal ? ((y0 + y1) / 2, y1 - y0) : ((x0 + x1) / 2, x1 - x0)
         let half = max(1, min(3, vSpan / 2))
@@ -45,7 +65,7 @@ enum EANVerifier {
         guard light - dark > 8 else { return .cannotTell }
         // Levels from a window of a few modules around each point (glare, shadow), never
         // narrower than half the code's own range (so a quiet zone stays light).
-        let window = max(2, Int((Double(length) / Double(layout.modules) * 5).rounded()))
+        let window = placed ? max(2, Int((Double(length) / Double(layout.modules) * 5).rounded())) : 12
         let darkness = profile.indices.map { i -> Double in
             let part = profile[max(0, i - window)...min(profile.count - 1, i + window)]
             var lo = part.min()!, hi = part.max()!
@@ -62,17 +82,18 @@ enum EANVerifier {
         for reversed in [false, true] {
             let d = Profile(reversed ? Array(darkness.reversed()) : darkness)
             let approxStart = reversed ? backwardStart : forwardStart
-            var w = nominal * 0.85
-            while w <= nominal * 1.15 {
-                var start = approxStart - 4 * nominal
-                while start <= approxStart + 4 * nominal {
+            var w = placed ? nominal * 0.85 : 1.0
+            while w <= (placed ? nominal * 1.15 : min(6, nominal)) {
+                var start = placed ? approxStart - 4 * nominal : 0
+                let last = placed ? approxStart + 4 * nominal : Double(d.values.count) - w * Double(pattern.count)
+                while start <= last {
                     if let m = moduleMeans(d, start: start, width: w, count: pattern.count) {
                         let c = correlation(m, pattern)
                         if c > best.score { best = (c, start, w, reversed) }
                     }
-                    start += nominal / 4
+                    start += (placed ? nominal : w) / 4
                 }
-                w += nominal * 0.01
+                w *= placed ? 1 + 0.01 * nominal / w : 1.02
             }
         }
         guard best.score > 0.3 else { return .misfit(.infinity) }
