@@ -46,6 +46,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
         case .quietZone:
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no
             // quiet zone, and the detectors need one: a light border of a tenth of the size.
+            guard frame.width * frame.height <= 500_000 else { return [] } // a large frame has room around its codes
             let border = max(8, max(frame.width, frame.height) / 10)
             var out = [TransformedFrame(frame: Self.bordered(frame, border), scale: 1, offsetX: -border, offsetY: -border)]
             // A tiny image (a code printed at one pixel per module, a thumbnail) also enlarged
