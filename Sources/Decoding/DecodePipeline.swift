@@ -119,13 +119,14 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     }
 
     /// A linear code that one engine alone read. An EAN/UPC read must fit the bars in the image
-    /// (`EANVerifier`), or be a full-length EAN-13/UPC-A from zxing (whose reader checks each
-    /// digit's bars and seldom misreads) with no other engine reading a different EAN/UPC in the
-    /// frame (a short UPC-E or EAN-8 still has to fit); zbar's
-    /// EAN/UPC reads of blurred codes are the misreads this stops. Any other linear code (or an
-    /// EAN/UPC the image cannot judge) must read the same again from a resampled crop. A read that
-    /// fails is kept as a doubt: when a different engine reads the same in a later pass of the same
-    /// frame, both count.
+    /// (`EANVerifier`); if it does not, a zxing read may still count (zxing's EAN/UPC reader checks
+    /// each digit's bars and seldom misreads): a full-length EAN-13/UPC-A when no other engine
+    /// reads a different EAN/UPC in the frame, otherwise (contradicted, or a short UPC-E/EAN-8)
+    /// only when zxing reads the same from the frame at half size. zbar's EAN/UPC reads of
+    /// blurred codes, the misreads this stops, must fit. Any other linear code (or an EAN/UPC the
+    /// image cannot judge) must read the same again from a resampled crop. A read that fails is
+    /// kept as a doubt: when a different engine reads the same in a later pass of the same frame,
+    /// both count.
     func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
                  besides others: [Symbol] = []) -> Bool {
         guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
@@ -137,8 +138,10 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         let ok: Bool
         switch EANVerifier.verify(s, in: frame) {
         case .fits: ok = true
-        case .misfit(let by): ok = trusted && !contradicted && by.isFinite
-        case .cannotTell: ok = (trusted && !contradicted) || rereads(s, with: engine, in: frame)
+        case .misfit(let by):
+            ok = by.isFinite && family == "zxing" && s.symbology.isEANFamily
+                && ((trusted && !contradicted) || readsAtHalfSize(s, with: engine, in: frame))
+        case .cannotTell: ok = (trusted && (!contradicted || readsAtHalfSize(s, with: engine, in: frame))) || rereads(s, with: engine, in: frame)
         }
         if !ok { doubts.list.append((s, family)) }
         return ok
@@ -153,6 +156,13 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     /// Single-engine reads of one frame that were not accepted on their own.
     final class Doubts {
         var list: [(symbol: Symbol, engine: String)] = []
+    }
+
+    /// The same read from the frame at half size: sampled anew, a real code reads the same,
+    /// and a read that another engine contradicts has to.
+    func readsAtHalfSize(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {
+        guard frame.width >= 64, frame.height >= 32 else { return false }
+        return engine.decode(ImagePass.halve(frame)).contains { Self.same($0, s) }
     }
 
     func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {
