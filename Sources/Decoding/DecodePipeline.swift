@@ -47,20 +47,13 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         guard roi.width > 0, roi.height > 0 else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
         let doubts = Doubts()
-        var found = rules.apply(confirmed(lookFirst(region), in: region, doubts))
+        var found = rules.apply(confirmed(lookFirst(region), by: engines, in: region, doubts))
         if found.isEmpty {
             for pass in passes {
-                if pass == .thresholds {
-                    // zxing with its other binarizers on the crop as it is.
-                    for engine in thresholdEngines {
-                        found = rules.apply(engine.decode(region).filter { accepts($0, readBy: engine, in: region, doubts) })
-                        if !found.isEmpty { break }
-                    }
-                    if !found.isEmpty { break }
-                    continue
-                }
+                let lookers = pass == .thresholds ? thresholdEngines : engines
                 for transformed in pass.apply(region) {
-                    found = rules.apply(confirmed(engines.map { $0.decode(transformed.frame) }, in: transformed.frame, doubts)).map { transformed.mapBack($0) }
+                    found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts))
+                        .map { transformed.mapBack($0) }
                     if !found.isEmpty { break }
                 }
                 if !found.isEmpty { break }
@@ -96,23 +89,23 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     func standsAlone(_ s: Symbol, in frame: GrayFrame) -> Bool {
         switch s.symbology {
         case .code128, .code93: return true
-        case .ean13, .ean8, .upcA, .upcE, .isbn13: return EANVerifier.verify(s, in: frame) == .fits
-        default: return !s.symbology.isLinear
+        default: return s.symbology.isEANFamily ? EANVerifier.verify(s, in: frame) == .fits : !s.symbology.isLinear
         }
     }
 
-    /// The engines' results merged, where a linear code that only one engine read must read
-    /// the same again from a resampled crop around it (one engine's 1D misread rarely survives
-    /// resampling; a real code does).
-    func confirmed(_ lists: [[Symbol]], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
+    /// The results of `lookers` (one list each, in order) merged, where a linear code that no
+    /// other engine read must be accepted on its own (`accepts`). zxing with another binarizer is
+    /// still zxing: its reads confirm nothing zxing read.
+    func confirmed(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
         guard lists.count > 1 else { return merge(lists) }
         var kept = lists
         for (i, list) in lists.enumerated() {
+            let family = Self.family(lookers[i])
+            let others = lists.indices.filter { Self.family(lookers[$0]) != family }.flatMap { lists[$0] }
             kept[i] = list.filter { s in
                 guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
-                let others = lists.enumerated().filter { $0.offset != i }.flatMap(\.element)
                 if others.contains(where: { Self.same($0, s) }) { return true }
-                return accepts(s, readBy: engines[i], in: frame, doubts, besides: others)
+                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others)
             }
         }
         return merge(kept)
@@ -131,31 +124,37 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
                  besides others: [Symbol] = []) -> Bool {
         guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
         let family = Self.family(engine)
-        if doubts.list.contains(where: { $0.engine != family && Self.same($0.symbol, s) }) { return true }
-        let trusted = family == "zxing" && [.ean13, .upcA, .isbn13].contains(s.symbology)
-        let contradicted = (others + doubts.list.filter { $0.engine != family }.map(\.symbol))
-            .contains { $0.symbology.isEANFamily && !Self.same($0, s) }
-        let ok: Bool
-        switch EANVerifier.verify(s, in: frame) {
-        case .fits: ok = true
-        case .misfit(let by):
-            ok = by.isFinite && family == "zxing" && s.symbology.isEANFamily
-                && ((trusted && !contradicted) || readsAtHalfSize(s, with: engine, in: frame))
-        case .cannotTell: ok = (trusted && (!contradicted || readsAtHalfSize(s, with: engine, in: frame))) || rereads(s, with: engine, in: frame)
-        }
+        if doubts.list.contains(where: { $0.family != family && Self.same($0.symbol, s) }) { return true }
+        let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others)
+                                         : rereads(s, with: engine, in: frame)
         if !ok { doubts.list.append((s, family)) }
         return ok
     }
 
-    /// The engine a decoder is (zxing with another binarizer is still zxing: its misreads are
-    /// not independent of zxing's).
-    static func family(_ engine: any BarcodeDecoder) -> String {
-        String(engine.name.prefix { $0 != "-" })
+    private func acceptsEAN(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
+                            besides others: [Symbol]) -> Bool {
+        let family = Self.family(engine)
+        let fromZXing = engine is ZXingDecoder
+        let fullLength = [.ean13, .upcA, .isbn13].contains(s.symbology)
+        let contradicted = (others + doubts.list.filter { $0.family != family }.map(\.symbol))
+            .contains { $0.symbology.isEANFamily && !Self.same($0, s) }
+        switch EANVerifier.verify(s, in: frame) {
+        case .fits: return true
+        case .misfit(let by):
+            return by.isFinite && fromZXing && ((fullLength && !contradicted) || readsAtHalfSize(s, with: engine, in: frame))
+        case .cannotTell:
+            return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
+                || rereads(s, with: engine, in: frame)
+        }
     }
+
+    /// Which engine a decoder is: decoders of one type (zxing with another binarizer) share
+    /// their misreads, so one cannot confirm the other.
+    static func family(_ engine: any BarcodeDecoder) -> ObjectIdentifier { ObjectIdentifier(type(of: engine)) }
 
     /// Single-engine reads of one frame that were not accepted on their own.
     final class Doubts {
-        var list: [(symbol: Symbol, engine: String)] = []
+        var list: [(symbol: Symbol, family: ObjectIdentifier)] = []
     }
 
     /// The same read from the frame at half size: sampled anew, a real code reads the same,

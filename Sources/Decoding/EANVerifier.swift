@@ -26,8 +26,8 @@ enum EANVerifier {
             return check(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: true)
         }
         // zbar places a code it read on few lines at one end of it only: look for the pattern
-        // along the whole frame through that place, both ways.
-        // Within reach of a code of up to six pixels per module.
+        // along the lines through that place, both ways, as far as a code of up to six pixels
+        // per module reaches.
         let reach = 6 * layout.modules
         let verdicts = [
             check(layout, frame, horizontal: true, x0: max(0, x0 - reach), x1: min(frame.width - 1, x1 + reach), y0: y0, y1: y1, placed: false),
@@ -97,8 +97,6 @@ enum EANVerifier {
             }
         }
         guard best.score > 0.3 else { return .misfit(.infinity) }
-        // Each digit in its place, against every digit that could stand there; each may sit a
-        // little off the whole pattern's fit (perspective, uneven print), rivals get the same slack.
         let d = Profile(best.reversed ? Array(darkness.reversed()) : darkness)
         // Each half on its own fit (a code seen at an angle has wider modules at its near end).
         let halves = layout.halves.map { range -> (start: Double, width: Double) in
@@ -119,6 +117,8 @@ enum EANVerifier {
             }
             return (fit.start, fit.width)
         }
+        // Each digit in its place, against every digit that could stand there; each may sit a
+        // little off its half's fit (uneven print), rivals get the same slack.
         var worst = -Double.infinity
         for slot in layout.slots {
             let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
@@ -130,7 +130,6 @@ enum EANVerifier {
         }
         return worst <= 0 ? .fits : .misfit(worst)
     }
-
 
     /// A darkness profile with its running sum: the mean over any span in constant time.
     struct Profile {

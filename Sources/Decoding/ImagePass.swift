@@ -42,7 +42,9 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// The transformed images to try, in order (none when the pass does not apply).
     public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
         switch self {
-        case .thresholds: return [TransformedFrame(frame: frame, scale: 1)]
+        case .thresholds:
+            // The frame as it is: the pipeline reads it with zxing's other binarizers.
+            return [TransformedFrame(frame: frame, scale: 1)]
         case .quietZone:
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no
             // quiet zone, and the detectors need one: a light border of a tenth of the size.
@@ -117,11 +119,9 @@ public enum ImagePass: String, Sendable, CaseIterable {
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.
-            guard frame.width * frame.height <= 320_000 else { return [] }
-            return [TransformedFrame(frame: Self.resize(frame, factor: 2), scale: 0.5)]
+            return Self.doubled(frame, upTo: 320_000)
         case .upscale:
-            guard frame.width * frame.height <= 1_000_000 else { return [] }
-            return [TransformedFrame(frame: Self.resize(frame, factor: 2), scale: 0.5)]
+            return Self.doubled(frame, upTo: 1_000_000)
         case .downscale:
             guard frame.width * frame.height >= 600_000 else { return [] }
             return [TransformedFrame(frame: Self.halve(frame), scale: 2)]
@@ -176,10 +176,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
                     let sx = cx + dx * c - dy * s, sy = cy + dx * s + dy * c
                     let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
                     guard x0 >= 0, y0 >= 0, x0 + 1 < f.width, y0 + 1 < f.height else { continue }
-                    let fx = sx - Double(x0), fy = sy - Double(y0)
-                    let a = Double(p[y0 * f.stride + x0]), b = Double(p[y0 * f.stride + x0 + 1])
-                    let d = Double(p[(y0 + 1) * f.stride + x0]), e = Double(p[(y0 + 1) * f.stride + x0 + 1])
-                    out[v * w + u] = UInt8(max(0, min(255, ((a * (1 - fx) + b * fx) * (1 - fy) + (d * (1 - fx) + e * fx) * fy).rounded())))
+                    out[v * w + u] = bilinear(p, f.stride, x0, x0 + 1, y0, y0 + 1, sx - Double(x0), sy - Double(y0))
                 }
             }
         }
@@ -256,6 +253,22 @@ public enum ImagePass: String, Sendable, CaseIterable {
         return GrayFrame(width: w, height: h, pixels: out)
     }
 
+    /// The frame at twice its size, when it has at most `limit` pixels.
+    static func doubled(_ frame: GrayFrame, upTo limit: Int) -> [TransformedFrame] {
+        guard frame.width * frame.height <= limit else { return [] }
+        return [TransformedFrame(frame: resize(frame, factor: 2), scale: 0.5)]
+    }
+
+    /// The pixel between four neighbours (columns x0/x1, rows y0/y1) at fractions fx, fy.
+    @inline(__always)
+    static func bilinear(_ p: UnsafeRawBufferPointer, _ stride: Int, _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int,
+                         _ fx: Double, _ fy: Double) -> UInt8 {
+        let a = Double(p[y0 * stride + x0]), b = Double(p[y0 * stride + x1])
+        let c = Double(p[y1 * stride + x0]), d = Double(p[y1 * stride + x1])
+        let v = (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+        return UInt8(max(0, min(255, v.rounded())))
+    }
+
     /// Bilinear upscaling by an integer factor.
     static func resize(_ f: GrayFrame, factor: Int) -> GrayFrame {
         let w = f.width * factor, h = f.height * factor
@@ -269,10 +282,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
                     let sx = (Double(x) + 0.5) / Double(factor) - 0.5
                     let x0 = max(0, min(f.width - 1, Int(sx.rounded(.down)))), x1 = min(f.width - 1, x0 + 1)
                     let fx = max(0, sx - Double(x0))
-                    let a = Double(src[y0 * f.stride + x0]), b = Double(src[y0 * f.stride + x1])
-                    let c = Double(src[y1 * f.stride + x0]), d = Double(src[y1 * f.stride + x1])
-                    let v = (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-                    out[y * w + x] = UInt8(max(0, min(255, v.rounded())))
+                    out[y * w + x] = bilinear(src, f.stride, x0, x1, y0, y1, fx, fy)
                 }
             }
         }

@@ -48,10 +48,10 @@ public enum Symbology: String, CaseIterable, Sendable, Codable, Hashable {
         }
     }
 
-    /// One-dimensional (linear) symbologies.
     /// EAN-13, EAN-8, UPC-A, UPC-E (and ISBN): the retail codes with one layout of bars.
     public var isEANFamily: Bool { [.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13].contains(self) }
 
+    /// One-dimensional (linear) symbologies.
     public var isLinear: Bool {
         switch self {
         case .pdf417, .qrCode, .microQR, .dataMatrix, .aztec: return false
