@@ -11,7 +11,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // System libraries: module maps plus small headers for what Swift cannot import.
@@ -38,7 +37,7 @@ let package = Package(
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
-        .target(name: "ScanConfig", dependencies: ["ScanCore", "TOMLKit"]),
+        .target(name: "ScanConfig", dependencies: ["ScanCore"]),
         .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
         .target(
             name: "LinuxHardware",

@@ -5,51 +5,104 @@ import Glibc
 
 /// Reads a TOML config file (and the board profile it names) into a `ScandConfig`.
 public enum ConfigLoader {
-    /// Loads `path`, applies `overrides` (`dotted.key=value`, as `scand run --set` gives them)
-    /// and validates everything. Throws `ConfigErrors` listing every problem found.
+    /// The largest config or board file read.
+    public static let maxFileBytes = 1 << 20
+
+    /// Loads `path`, applies `overrides` (`dotted.key=value`, as `scand run --set` gives them;
+    /// a later one for the same key replaces an earlier one) and validates everything. Throws
+    /// `ConfigErrors` listing every problem found.
     /// - Parameter boardsDirectory: where board profiles live; default: `boards/` beside the file.
     public static func load(path: String, overrides: [String] = [], boardsDirectory: String? = nil) throws(ConfigErrors) -> ScandConfig {
-        let text: String
-        do { text = try readText(path) } catch { throw ConfigErrors(errors: [error]) }
+        let bytes: [UInt8]
+        do { bytes = try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
         let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        return try parse(text, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? dir + "/boards")
+        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? dir + "/boards")
     }
 
     /// Parses config text; `file` names it in errors.
     public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String) throws(ConfigErrors) -> ScandConfig {
-        var root: ConfigValue
-        do { root = try ConfigValue.parse(text, file: file) } catch { throw ConfigErrors(errors: [error]) }
+        try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory)
+    }
+
+    static func parse(_ bytes: [UInt8], file: String, overrides: [String], boardsDirectory: String) throws(ConfigErrors) -> ScandConfig {
+        let document: TOMLDocument
+        do { document = try ConfigValue.parse(bytes, file: file) } catch { throw ConfigErrors(errors: [error]) }
+        var root = ConfigValue.table(document.root)
         var overrideErrors: [ConfigError] = []
         for item in overrides {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                overrideErrors.append(ConfigError(file: "--set", line: nil, key: nil, message: "\"\(item)\" is not key=value"))
-                continue
-            }
-            let key = item[..<eq].split(separator: ".").map(String.init)
-            root.set(key[...], to: ConfigValue.parseOverride(String(item[item.index(after: eq)...])))
+            do {
+                let o = try Override(item)
+                root.set(o.key[...], to: o.value)
+            } catch { overrideErrors.append(error) }
         }
-        var reader = Reader(file: file, lines: LineIndex(text), boardsDirectory: boardsDirectory)
+        var reader = Reader(file: file, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)
         reader.errors = overrideErrors
         let config = reader.read(root)
         if !reader.errors.isEmpty { throw ConfigErrors(errors: reader.errors) }
         return config
     }
 
-    static func readText(_ path: String) throws(ConfigError) -> String {
-        guard let f = fopen(path, "r") else {
-            throw ConfigError(file: path, line: nil, key: nil, message: "cannot open: \(String(cString: strerror(errno)))")
+    /// Reads a config file: a regular file of at most `maxFileBytes`, never a device, FIFO or
+    /// directory (opened without blocking, checked before reading).
+    static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
+        func fail(_ message: String) -> ConfigError { ConfigError(file: path, line: nil, key: nil, message: message) }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw fail("fstat: \(String(cString: strerror(errno)))") }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw fail("is a directory, not a config file")
+        case S_IFCHR, S_IFBLK: throw fail("is a device, not a config file")
+        case S_IFIFO: throw fail("is a FIFO, not a config file")
+        default: throw fail("is not a regular file")
         }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        while true {
-            let n = fread(&buffer, 1, buffer.count, f)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
+        guard st.st_size <= maxFileBytes else { throw fail("is \(st.st_size) bytes; a config file may have at most \(maxFileBytes)") }
+        var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+        var count = 0
+        while count < bytes.count {
+            let n = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw fail("read: \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            count += n
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw ConfigError(file: path, line: nil, key: nil, message: "not UTF-8 text")
+        guard count <= maxFileBytes else { throw fail("grew past \(maxFileBytes) bytes while being read") }
+        return Array(bytes[..<count])
+    }
+}
+
+/// One `key=value` override (`scand run --set`, host `SET`): the value is a TOML value
+/// (`true`, `115200`, `"x"`, `[0.1, 0.1, 0.8, 0.8]`), or bare text taken as a string
+/// (`/dev/pts/3`); text that starts like a TOML value but does not parse is an error.
+public struct Override: Equatable, Sendable {
+    public var key: [String]
+    public var value: ConfigValue
+    /// The dotted key as written.
+    public var name: String { key.joined(separator: ".") }
+
+    public init(_ item: String) throws(ConfigError) {
+        guard let eq = item.firstIndex(of: "=") else {
+            throw ConfigError(file: "--set", line: nil, key: nil, message: "\"\(item)\" is not key=value")
         }
-        return text
+        try self.init(key: String(item[..<eq]).trimmingSpaces, value: String(item[item.index(after: eq)...]))
+    }
+
+    public init(key name: String, value text: String) throws(ConfigError) {
+        func fail(_ message: String) -> ConfigError { ConfigError(file: "--set", line: nil, key: name.isEmpty ? nil : name, message: message) }
+        guard !name.isEmpty else { throw fail("name a key: the whole config cannot be set at once") }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count <= 16, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(TOMLParser.isBareKey) }) else {
+            throw fail("not a key: use dotted parts of letters, digits, '_' and '-', e.g. scan.session_timeout_ms")
+        }
+        key = parts
+        let trimmed = text.trimmingSpaces
+        do { value = try TOML.parseValue(trimmed) } catch {
+            guard let first = trimmed.unicodeScalars.first else { value = .string(""); return }
+            if "[{\"'+-.0123456789".unicodeScalars.contains(first) {
+                throw fail("the value \(trimmed.prefix(40)) is not valid TOML: column \(error.column): \(error.message)")
+            }
+            value = .string(trimmed)
+        }
     }
 }

@@ -235,10 +235,9 @@ struct Reader {
         let candidates = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"].map { "\($0)/\(name).toml" }
         let path = candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
         do {
-            let text = try ConfigLoader.readText(path)
-            var sub = Reader(file: path, lines: LineIndex(text), boardsDirectory: boardsDirectory)
-            let root = try ConfigValue.parse(text, file: path)
-            let t = sub.table(root, "", allowed: ["name", "chip", "pins"])
+            let document = try ConfigValue.parse(try ConfigLoader.readFile(path), file: path)
+            var sub = Reader(file: path, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)
+            let t = sub.table(.table(document.root), "", allowed: ["name", "chip", "pins"])
             let chip = sub.string(t, "chip", default: "gpiochip0")
             var pins: [String: Int] = [:]
             for (pin, value) in sub.table(t["pins"], "pins", allowed: nil) {
