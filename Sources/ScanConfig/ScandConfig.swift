@@ -140,3 +140,32 @@ public struct ScandConfig: Equatable, Sendable {
     /// The line roles scand knows.
     public static let lineRoles = ["button", "torch", "buzzer", "status_led"]
 }
+
+extension ScandConfig {
+    /// Keys (and tables) a running daemon applies at once, on a host `SET` or SIGHUP; every other
+    /// key names hardware, files or outputs and takes effect at the next start.
+    public static let runtimeKeys = ["scan", "decoding", "symbology", "torch.mode", "button.long_press_ms", "button.long_press"]
+
+    /// Whether a change of `key` (dotted parts) takes effect without a restart.
+    public static func takesEffectWhileRunning(_ key: [String]) -> Bool {
+        let name = key.joined(separator: ".")
+        return runtimeKeys.contains { name == $0 || name.hasPrefix($0 + ".") }
+    }
+
+    /// This config with everything a running daemon applies reset: two configs whose
+    /// `startOnly` differ need a restart to go from one to the other.
+    public var startOnly: ScandConfig {
+        let defaults = ScandConfig()
+        var c = self
+        c.viewport = defaults.viewport
+        c.symbologies = defaults.symbologies
+        let hasTorch = c.kiosk.hasTorch
+        c.kiosk = defaults.kiosk
+        c.kiosk.hasTorch = hasTorch
+        c.engines = defaults.engines
+        c.decodeQuality = defaults.decodeQuality
+        c.rules = defaults.rules
+        c.sameSymbolTimeout = defaults.sameSymbolTimeout
+        return c
+    }
+}

@@ -20,10 +20,10 @@ public enum HostCommand: Equatable, Sendable {
 
     /// Parses one line (without its line end). Throws a message for the `ERR` answer.
     public static func parse(_ line: String) throws(HostCommandError) -> HostCommand {
-        guard line.utf8.count <= maxLength else { throw HostCommandError("line too long (at most \(maxLength) bytes)") }
         guard line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
             throw HostCommandError("only printable ASCII is accepted")
         }
+        guard line.utf8.count <= maxLength else { throw HostCommandError("line too long (at most \(maxLength) bytes)") }
         let words = line.split(separator: " ", maxSplits: 1).map(String.init)
         guard let verb = words.first?.uppercased() else { throw HostCommandError("empty command") }
         let argument = words.count > 1 ? words[1].trimmingSpaces : ""

@@ -20,7 +20,7 @@ extension KioskRuntime {
         let millis = Self.unixMillis()
         for output in outputs {
             do { try output.deliver(result, unixMillis: millis) } catch {
-                logger.error("output \(output.name): result \(result.sequence) kept for a retry: \(error)")
+                logger.error("output \(output.name): \(error)")
             }
         }
         scheduleRetry()

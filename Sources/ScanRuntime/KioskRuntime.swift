@@ -54,6 +54,9 @@ public struct KioskStatus: Sendable, Equatable {
     public var duplicatesSuppressed: Int
     /// Results waiting in output outboxes.
     public var pendingResults: Int
+    /// Results an outbox file could not take (kept in memory and sent) and results parked
+    /// because an output can never carry them, over all outputs.
+    public var outputCounts = OutputCounts()
 
     /// One JSON object.
     public var json: String {
@@ -64,7 +67,7 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
-            + "\"pendingResults\":\(pendingResults)}"
+            + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)}"
     }
 }
 
@@ -179,7 +182,8 @@ public actor KioskRuntime {
                     metrics: machine.metrics, framesDecoded: framesDecoded,
                     framesDropped: hardware.camera.droppedFrames, cameraReconnects: cameraReconnects,
                     decodeSeconds: decodeSeconds, duplicatesSuppressed: duplicates,
-                    pendingResults: outputs.reduce(0) { $0 + $1.pendingCount })
+                    pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
+                    outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts })
     }
 
     // MARK: - The loop

@@ -24,6 +24,8 @@ public enum MetricsFile {
         metric("camera_reconnects_total", "counter", "Times the camera came back after being lost.", "\(s.cameraReconnects)")
         metric("duplicates_suppressed_total", "counter", "Same code again within the same-symbol time.", "\(s.duplicatesSuppressed)")
         metric("pending_results", "gauge", "Results waiting in output outboxes.", "\(s.pendingResults)")
+        metric("results_not_stored_total", "counter", "Results an outbox file could not take (kept in memory and sent).", "\(s.outputCounts.notStored)")
+        metric("results_parked_total", "counter", "Results an output can never carry (e.g. untypable on the HID layout), set aside.", "\(s.outputCounts.parked)")
         out += "# HELP scand_camera_state Camera state (1 for the current one).\n# TYPE scand_camera_state gauge\n"
         for state in ["starting", "available", "unavailable", "in-use", "permission-denied", "disconnected"] {
             out += "scand_camera_state{state=\"\(state)\"} \(state == s.camera.name ? 1 : 0)\n"

@@ -4,13 +4,13 @@ import Synchronization
 import Glibc
 #endif
 
-/// Where every result waits until its output confirms it: an append-only file, fsync'd on each
-/// new result, so that a power cut or `kill -9` loses nothing (delivery is at least once: a
-/// result written but not yet marked done is sent again after a restart).
+/// Where every result waits until its output confirms it: an append-only file (`OutboxLog`'s
+/// format), fsync'd on each new result, so that a power cut or `kill -9` loses nothing (delivery
+/// is at least once: a result written but not yet marked done is sent again after a restart).
+/// Rewritten (compacted) when it holds many finished entries.
 ///
-/// File lines: `P <seq> <base64 of the bytes to write>` for a new result, `D <seq>` when it is
-/// done (written, or acknowledged by the host with `ack = true`), `X <seq>` when the capacity
-/// policy dropped it. Rewritten (compacted) when it holds many finished entries.
+/// When the file cannot take a result (disk full, no descriptors left, permissions), the
+/// result is still kept in memory and sent; `add` says so and `notStored` counts it.
 public final class Outbox: @unchecked Sendable {
     public struct Entry: Equatable, Sendable {
         public var seq: Int
@@ -26,120 +26,140 @@ public final class Outbox: @unchecked Sendable {
         case rejectNew = "reject-new"
     }
 
+    /// What became of a new result.
+    public struct Added: Sendable {
+        /// The entry the capacity policy dropped to make room.
+        public var dropped: Entry?
+        /// Why the file did not take it (it is pending in memory all the same).
+        public var notStored: String?
+    }
+
     public let path: String?
     public let capacity: Int
     public let policy: Policy
-    private struct State { var pending: [Entry] = []; var lines = 0; var maxSeq = 0 }
+    /// Lines of the file that were skipped when it was read (`line N: reason`).
+    public let problems: [String]
+    private struct State { var pending: [Entry] = []; var lines = 0; var maxSeq = 0; var notStored = 0 }
     private let state = Mutex(State())
 
     /// Opens (or creates) the outbox at `path`; nil keeps it in memory only. Entries pending in
-    /// the file are pending again.
+    /// the file are pending again; damaged lines are skipped and listed in `problems`.
     public init(path: String?, capacity: Int = 1000, policy: Policy = .dropOldest) throws(HardwareErrorLike) {
         self.path = path
         self.capacity = max(1, capacity)
         self.policy = policy
-        guard let path else { return }
-        var pending: [Int: [UInt8]] = [:]
-        var order: [Int] = []
-        var maxSeq = 0, lines = 0
-        if let text = Self.read(path) {
-            // Only whole lines count: a last line without its end was torn by a crash mid-write
-            // (its result was never acknowledged to anyone, so it was not yet "stored").
-            var whole = text.split(separator: "\n", omittingEmptySubsequences: false)
-            whole.removeLast()
-            for line in whole {
-                lines += 1
-                let parts = line.split(separator: " ")
-                guard parts.count >= 2, let seq = Int(parts[1]) else { continue } // a torn last line
-                maxSeq = max(maxSeq, seq)
-                switch parts[0] {
-                case "P" where parts.count == 3:
-                    if let bytes = Base64.decode(String(parts[2])) { pending[seq] = bytes; order.append(seq) }
-                case "D", "X": pending[seq] = nil
-                default: continue
-                }
-            }
+        guard let path else { problems = []; return }
+        let contents = OutboxLog.parse(try Self.readFile(path))
+        problems = contents.problems
+        state.withLock {
+            $0 = State(pending: contents.pending.map { Entry(seq: $0.seq, bytes: $0.bytes) }, lines: contents.lines, maxSeq: contents.maxSequence)
         }
-        let entries = order.compactMap { seq in pending[seq].map { Entry(seq: seq, bytes: $0) } }
-        state.withLock { $0 = State(pending: entries, lines: lines, maxSeq: maxSeq) }
         try compact()
     }
 
     /// The highest sequence number ever stored (0 for a new outbox).
     public var maxSequence: Int { state.withLock { $0.maxSeq } }
     public var pending: [Entry] { state.withLock { $0.pending } }
+    /// Results the file could not take (kept in memory and sent).
+    public var notStored: Int { state.withLock { $0.notStored } }
 
-    /// Stores a new result durably. Returns the entry the capacity policy dropped, if any.
+    /// Keeps a new result, durably where the file takes it. Throws only when the `reject-new`
+    /// policy refuses it.
     @discardableResult
-    public func add(_ entry: Entry) throws(HardwareErrorLike) -> Entry? {
-        var dropped: Entry?
+    public func add(_ entry: Entry) throws(HardwareErrorLike) -> Added {
+        var added = Added()
         let full = state.withLock { $0.pending.count >= capacity }
         if full {
             if policy == .rejectNew { throw HardwareErrorLike("outbox full (\(capacity) results pending): result \(entry.seq) refused") }
-            dropped = state.withLock { $0.pending.removeFirst() }
+            added.dropped = state.withLock { $0.pending.removeFirst() }
         }
         var text = "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
-        if let dropped { text = "X \(dropped.seq)\n" + text }
-        try append(text, sync: true)
+        if let dropped = added.dropped { text = "X \(dropped.seq)\n" + text }
+        if let problem = append(text, sync: true) {
+            added.notStored = problem
+            state.withLock { $0.notStored += 1 }
+        }
         state.withLock { $0.pending.append(entry); $0.maxSeq = max($0.maxSeq, entry.seq) }
-        return dropped
+        return added
     }
 
-    /// Marks `seq` done (written or acknowledged).
-    public func done(_ seq: Int) throws(HardwareErrorLike) {
+    /// Marks `seq` done (written or acknowledged). If the file cannot take the mark, the
+    /// result is sent again after a restart (at least once), never lost.
+    public func done(_ seq: Int) { finish(seq, mark: "D") }
+
+    /// Takes `seq` out of the queue for good: its output can never carry it.
+    public func park(_ seq: Int) { finish(seq, mark: "K") }
+
+    private func finish(_ seq: Int, mark: String) {
         let had = state.withLock { s -> Bool in
             guard let i = s.pending.firstIndex(where: { $0.seq == seq }) else { return false }
             s.pending.remove(at: i)
             return true
         }
         guard had else { return }
-        try append("D \(seq)\n", sync: false)
-        if state.withLock({ $0.lines > 4 * capacity + 100 }) { try compact() }
+        _ = append("\(mark) \(seq)\n", sync: false)
+        if state.withLock({ $0.lines > 4 * capacity + 100 }) { try? compact() }
     }
 
-    private func append(_ text: String, sync: Bool) throws(HardwareErrorLike) {
+    /// Appends to the file; nil when done, else what failed.
+    private func append(_ text: String, sync: Bool) -> String? {
         state.withLock { $0.lines += text.split(separator: "\n").count }
-        guard let path else { return }
+        guard let path else { return nil }
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HardwareErrorLike("outbox \(path): open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { return "open \(path): \(Self.errorText(errno))" }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw HardwareErrorLike("outbox \(path): write: \(String(cString: strerror(errno)))") }
+            if n < 0 { if errno == EINTR { continue }; return "write \(path): \(Self.errorText(errno))" }
             written += n
         }
-        if sync && fsync(fd) != 0 { throw HardwareErrorLike("outbox \(path): fsync: \(String(cString: strerror(errno)))") }
+        if sync && fsync(fd) != 0 { return "fsync \(path): \(Self.errorText(errno))" }
+        return nil
     }
+
+    static func errorText(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }
 
     /// Rewrites the file with the pending entries only (a new file, fsync'd, renamed over).
     private func compact() throws(HardwareErrorLike) {
         guard let path else { return }
         let (entries, maxSeq) = state.withLock { ($0.pending, $0.maxSeq) }
         // Keep the highest sequence number even when nothing is pending.
-        var text = "D \(maxSeq)\n"
+        var text = maxSeq > 0 ? "D \(maxSeq)\n" : ""
         for e in entries { text += "P \(e.seq) \(PayloadText.base64(e.bytes))\n" }
         let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HardwareErrorLike("outbox \(tmp): open: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw HardwareErrorLike("outbox \(tmp): open: \(Self.errorText(errno))") }
         let bytes = Array(text.utf8)
         let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0
         close(fd)
         guard n == bytes.count, synced, rename(tmp, path) == 0 else {
-            throw HardwareErrorLike("outbox \(path): compacting failed: \(String(cString: strerror(errno)))")
+            throw HardwareErrorLike("outbox \(path): compacting failed: \(Self.errorText(errno))")
         }
         state.withLock { $0.lines = entries.count + 1 }
     }
 
-    static func read(_ path: String) -> String? {
-        guard let f = fopen(path, "r") else { return nil }
-        defer { fclose(f) }
+    /// The file's bytes; a missing file is an empty outbox.
+    static func readFile(_ path: String) throws(HardwareErrorLike) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        if fd < 0 {
+            if errno == ENOENT { return [] }
+            throw HardwareErrorLike("outbox \(path): open: \(errorText(errno))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw HardwareErrorLike("outbox \(path): not a regular file") }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while true { let n = fread(&buffer, 1, buffer.count, f); if n <= 0 { break }; bytes += buffer[0..<n] }
-        return String(decoding: bytes, as: UTF8.self)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw HardwareErrorLike("outbox \(path): read: \(errorText(errno))") }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+        }
+        return bytes
     }
 }
 
@@ -147,24 +167,4 @@ public final class Outbox: @unchecked Sendable {
 public struct HardwareErrorLike: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ d: String) { description = d }
-}
-
-/// Base64 decoding for the outbox file.
-enum Base64 {
-    static func decode(_ s: String) -> [UInt8]? {
-        let table = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var lookup = [Int](repeating: -1, count: 256)
-        for (i, c) in table.enumerated() { lookup[Int(c)] = i }
-        var out: [UInt8] = []
-        var acc = 0, bits = 0
-        for c in s.utf8 {
-            if c == UInt8(ascii: "=") { break }
-            let v = lookup[Int(c)]
-            guard v >= 0 else { return nil }
-            acc = (acc << 6) | v
-            bits += 6
-            if bits >= 8 { bits -= 8; out.append(UInt8((acc >> bits) & 0xFF)) }
-        }
-        return out
-    }
 }

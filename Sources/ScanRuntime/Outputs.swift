@@ -10,87 +10,136 @@ import Glibc
 public protocol ResultOutput: Sendable {
     var name: String { get }
     /// Takes one result (read at `unixMillis`, wall clock); throws when it could not be written
-    /// now (it is then kept and retried by `flush()` where the output keeps results).
+    /// now (it is then kept and retried by `retry()` where the output keeps results). The error
+    /// names the result and says what becomes of it.
     func deliver(_ result: ScanResult, unixMillis: Int64) throws
     /// Results kept for a retry.
     var pendingCount: Int { get }
-    /// Writes what is kept, oldest first, stopping at the first failure.
-    func flush() throws
-    /// The periodic retry: `flush()`, and whatever else the output sends again on its own.
+    /// Results its outbox file could not take (kept in memory and sent) and results it parked
+    /// because it can never carry them.
+    var counts: OutputCounts { get }
+    /// Writes what is kept and due, oldest first, stopping at the first failure.
     func retry() throws
     /// The host acknowledged result `seq`; false when this output did not wait for it.
     func acknowledge(_ seq: Int) -> Bool
 }
 
+/// Per-output counters for the status and metrics.
+public struct OutputCounts: Equatable, Sendable {
+    public var notStored = 0
+    public var parked = 0
+    public init(notStored: Int = 0, parked: Int = 0) { self.notStored = notStored; self.parked = parked }
+    static func + (a: Self, b: Self) -> Self { OutputCounts(notStored: a.notStored + b.notStored, parked: a.parked + b.parked) }
+}
+
 extension ResultOutput {
     public var pendingCount: Int { 0 }
-    public func flush() throws {}
-    public func retry() throws { try flush() }
+    public var counts: OutputCounts { OutputCounts() }
+    public func retry() throws {}
     public func acknowledge(_ seq: Int) -> Bool { false }
+}
+
+/// A result an output can never carry (a character the HID layout cannot type): thrown by a
+/// writer, it parks that result and lets the ones behind it go on.
+public struct UndeliverableResult: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// An output whose writes can fail (a port unplugged, a host not reading): every result goes to
 /// its outbox first and leaves it only once written — or, with `requiresAck`, once the host
 /// acknowledged its sequence number (`ACK n`). Results pending while the host or port is gone
-/// are sent, in order, when it is back.
+/// are sent, in order, when it is back. An unacknowledged result is sent again only when it is
+/// due: `resendAfter` retries (seconds) after it was last sent.
 public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
     public let name: String
     public let format: OutputFormat
     public let outbox: Outbox
     public let requiresAck: Bool
+    public let resendAfter: Int
     private let writer: @Sendable ([UInt8]) throws -> Void
-    /// Sent and waiting for the host's ACK.
-    private let awaitingAck = Mutex(Set<Int>())
+    private let logger: Logger
+    private struct State {
+        /// Sent and waiting for the host's ACK: retries since it was last sent.
+        var awaitingAck: [Int: Int] = [:]
+        var parked = 0
+    }
+    private let state = Mutex(State())
     private let lock = Mutex(())
 
     public init(name: String, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
-                requiresAck: Bool = false, writer: @escaping @Sendable ([UInt8]) throws -> Void) {
+                requiresAck: Bool = false, resendAfter: Int = 5, logger: Logger = Logger(label: "scand.output"),
+                writer: @escaping @Sendable ([UInt8]) throws -> Void) {
         self.name = name
         self.format = format
         self.outbox = outbox
         self.requiresAck = requiresAck
+        self.resendAfter = max(1, resendAfter)
+        self.logger = logger
         self.writer = writer
     }
 
     /// Results on a serial port.
     public convenience init(port: any SerialPort, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
-                            requiresAck: Bool = false) {
-        self.init(name: "serial \(port.name)", format: format, outbox: outbox, requiresAck: requiresAck) { try port.write($0) }
+                            requiresAck: Bool = false, logger: Logger = Logger(label: "scand.output")) {
+        self.init(name: "serial \(port.name)", format: format, outbox: outbox, requiresAck: requiresAck, logger: logger) { try port.write($0) }
     }
 
     public var pendingCount: Int { outbox.pending.count }
+    public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored, parked: state.withLock { $0.parked }) }
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
-        let dropped = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)))
-        try flush()
-        if let dropped {
-            throw HardwareErrorLike("\(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
+        let added: Outbox.Added
+        do { added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis))) } catch {
+            throw HardwareErrorLike("\(error)")
         }
+        if let problem = added.notStored {
+            logger.error("output \(name): result \(result.sequence) not stored in the outbox (\(problem)); kept in memory and sent")
+        }
+        if let dropped = added.dropped {
+            logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
+        }
+        try flush()
     }
 
-    public func flush() throws {
+    /// Writes every pending result not yet sent, in order; parks what can never be written.
+    func flush() throws {
         try lock.withLock { _ in
-            for entry in outbox.pending where !awaitingAck.withLock({ $0.contains(entry.seq) }) {
-                try writer(entry.bytes)
-                if requiresAck { awaitingAck.withLock { _ = $0.insert(entry.seq) } } else { try outbox.done(entry.seq) }
+            for entry in outbox.pending where state.withLock({ $0.awaitingAck[entry.seq] == nil }) {
+                try send(entry)
             }
         }
     }
 
-    /// With `requiresAck`, also sends again what the host has not acknowledged yet.
-    public func retry() throws {
-        if requiresAck { try resendUnacknowledged() } else { try flush() }
+    private func send(_ entry: Outbox.Entry) throws {
+        do { try writer(entry.bytes) } catch let error as UndeliverableResult {
+            outbox.park(entry.seq)
+            state.withLock { $0.parked += 1 }
+            logger.error("output \(name): result \(entry.seq) parked, never written: \(error); the results after it go on")
+            return
+        } catch {
+            throw HardwareErrorLike("result \(entry.seq) not written (\(error)); kept and retried every second")
+        }
+        if requiresAck { state.withLock { $0.awaitingAck[entry.seq] = 0 } } else { outbox.done(entry.seq) }
     }
 
-    /// Sends again what the host has not acknowledged (called when the ACK did not come in time).
-    public func resendUnacknowledged() throws {
-        awaitingAck.withLock { $0.removeAll() }
+    /// The periodic retry (every second): what was never sent, and with `requiresAck` what the
+    /// host has not acknowledged within `resendAfter` retries.
+    public func retry() throws {
         try flush()
+        guard requiresAck else { return }
+        try lock.withLock { _ in
+            let due = state.withLock { s -> Set<Int> in
+                for key in s.awaitingAck.keys { s.awaitingAck[key]! += 1 }
+                return Set(s.awaitingAck.filter { $0.value >= resendAfter }.keys)
+            }
+            for entry in outbox.pending where due.contains(entry.seq) { try send(entry) }
+        }
     }
 
     public func acknowledge(_ seq: Int) -> Bool {
-        guard requiresAck, awaitingAck.withLock({ $0.remove(seq) != nil }) else { return false }
-        try? outbox.done(seq)
+        guard requiresAck, state.withLock({ $0.awaitingAck.removeValue(forKey: seq) != nil }) else { return false }
+        outbox.done(seq)
         return true
     }
 }
@@ -114,7 +163,7 @@ public enum Writers {
         { bytes in
             let (reports, untypable) = layout.reports(for: String(decoding: bytes, as: UTF8.self))
             guard untypable.isEmpty else {
-                throw HardwareErrorLike("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
+                throw UndeliverableResult("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
             }
             let fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "open", device: path, errno: errno,

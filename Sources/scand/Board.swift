@@ -24,6 +24,7 @@ struct Board {
             let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,
                                  policy: Outbox.Policy(rawValue: config.outboxPolicy) ?? .dropOldest)
             lastSequence = max(lastSequence, box.maxSequence)
+            for problem in box.problems { logger.error("\(name) outbox \(box.path ?? ""): \(problem): skipped") }
             if !box.pending.isEmpty { logger.notice("\(name): \(box.pending.count) result(s) from before the restart will be sent") }
             return box
         }
@@ -49,17 +50,17 @@ struct Board {
         if let serialPort {
             outputs.append(DeliveringOutput(port: serialPort, format: format(config.serial.format, aim: config.serial.aim,
                                                                              prefix: config.serial.prefix, suffix: config.serial.suffix),
-                                            outbox: try outbox("serial"), requiresAck: config.serial.ack))
+                                            outbox: try outbox("serial"), requiresAck: config.serial.ack, logger: logger))
         }
         if config.stdout.enabled {
             outputs.append(DeliveringOutput(name: "stdout", format: format(config.stdout.format, aim: config.stdout.aim,
                                                                            prefix: config.stdout.prefix, suffix: config.stdout.suffix),
-                                            writer: Writers.stdout))
+                                            logger: logger, writer: Writers.stdout))
         }
         if config.hid.enabled {
             outputs.append(DeliveringOutput(name: "hid \(config.hid.device)",
                                             format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim),
-                                            outbox: try outbox("hid"),
+                                            outbox: try outbox("hid"), logger: logger,
                                             writer: Writers.hidKeyboard(path: config.hid.device, layout: KeyboardLayout(rawValue: config.hid.layout) ?? .us)))
         }
         switch config.hardware {

@@ -32,7 +32,9 @@ struct Run: AsyncParsableCommand {
     var noStdin = false
 
     func validate() throws {
-        if let pressEvery, !(pressEvery > 0) { throw ValidationError("--press-every must be more than 0 seconds") }
+        if let pressEvery, !(0.05...86_400).contains(pressEvery) {
+            throw ValidationError("--press-every must be from 0.05 to 86400 seconds, not \(pressEvery)")
+        }
     }
 
     func run() async throws {
@@ -76,10 +78,11 @@ struct Run: AsyncParsableCommand {
         }
         let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger,
                                    firstSequence: board.lastSequence + 1, onStatus: onStatus, onEvent: publish)
+        let live = LiveConfig(path: config, overrides: overrides, running: loaded, hasTorchLine: board.hardware.torch != nil,
+                              runtime: runtime, logger: logger)
         if let port = board.serialPort, loaded.serial.commands {
-            let session = SessionOverrides(path: config, overrides: overrides, hasTorchLine: board.hardware.torch != nil)
             await runtime.serveHost(on: port, version: Scand.configuration.version) { key, value in
-                await session.set(key, value, on: runtime)
+                await live.set(key, value)
             }
         }
 
@@ -89,20 +92,11 @@ struct Run: AsyncParsableCommand {
         let signals = SignalHandlers()
         signals.on(SIGTERM) { Task { await runtime.stop() } }
         signals.on(SIGINT) { Task { await runtime.stop() } }
-        let path = config, overrides = self.overrides, hasTorchLine = board.hardware.torch != nil
         signals.on(SIGHUP) {
             Task {
                 SystemdNotifier.fromProcess().notify("RELOADING=1")
-                defer { SystemdNotifier.fromProcess().notify("READY=1") }
-                do {
-                    let new = try ConfigLoader.load(path: path, overrides: overrides)
-                    var tuning = Board.tuning(new)
-                    tuning.settings.hasTorch = tuning.settings.hasTorch && hasTorchLine
-                    await runtime.reload(tuning)
-                    logger.notice("config reloaded from \(path)")
-                } catch {
-                    logger.error("config reload rejected, keeping the running config:\n\(error)")
-                }
+                await live.reload()
+                SystemdNotifier.fromProcess().notify("READY=1")
             }
         }
         if let button = board.simulatedButton {
@@ -172,33 +166,5 @@ enum StatusFile {
         let tmp = path + ".tmp"
         guard FileManager.default.createFile(atPath: tmp, contents: Data((status.json + "\n").utf8)) else { return }
         _ = rename(tmp, path)
-    }
-}
-
-/// `SET key=value` from the host: the config with every session override so far, validated
-/// like a file, applied without restarting.
-actor SessionOverrides {
-    let path: String
-    var overrides: [String]
-    let hasTorchLine: Bool
-
-    init(path: String, overrides: [String], hasTorchLine: Bool) {
-        self.path = path
-        self.overrides = overrides
-        self.hasTorchLine = hasTorchLine
-    }
-
-    func set(_ key: String, _ value: String, on runtime: KioskRuntime) async -> String? {
-        let candidate = overrides + ["\(key)=\(value)"]
-        do {
-            let config = try ConfigLoader.load(path: path, overrides: candidate)
-            var tuning = Board.tuning(config)
-            tuning.settings.hasTorch = tuning.settings.hasTorch && hasTorchLine
-            await runtime.reload(tuning)
-            overrides = candidate
-            return nil
-        } catch {
-            return error.errors.map(\.message).joined(separator: "; ")
-        }
     }
 }

@@ -18,12 +18,12 @@ import Testing
             let box = try Outbox(path: path)
             try box.add(.init(seq: 1, bytes: Array("one\r\n".utf8)))
             try box.add(.init(seq: 2, bytes: [0, 0xFF, 10]))
-            try box.done(1)
+            box.done(1)
         } // as if the process were killed here: nothing more is written
         let reopened = try Outbox(path: path)
         #expect(reopened.pending == [.init(seq: 2, bytes: [0, 0xFF, 10])])
         #expect(reopened.maxSequence == 2)
-        try reopened.done(2)
+        reopened.done(2)
         #expect(try Outbox(path: path).pending.isEmpty)
         #expect(try Outbox(path: path).maxSequence == 2, "numbers keep counting after compaction")
     }
@@ -38,7 +38,7 @@ import Testing
     @Test func capacityPolicies() throws {
         let drop = try Outbox(path: nil, capacity: 2, policy: .dropOldest)
         try drop.add(.init(seq: 1, bytes: [1])); try drop.add(.init(seq: 2, bytes: [2]))
-        #expect(try drop.add(.init(seq: 3, bytes: [3]))?.seq == 1)
+        #expect(try drop.add(.init(seq: 3, bytes: [3])).dropped?.seq == 1)
         #expect(drop.pending.map(\.seq) == [2, 3])
         let reject = try Outbox(path: nil, capacity: 1, policy: .rejectNew)
         try reject.add(.init(seq: 1, bytes: [1]))
@@ -52,11 +52,78 @@ import Testing
         try output.deliver(ScanResult(sequence: 4, session: 1, symbol: Symbol(symbology: .qrCode, text: "x")), unixMillis: 0)
         #expect(port.written.withLock { $0.count } == 1)
         #expect(output.pendingCount == 1)
-        try output.resendUnacknowledged()
-        #expect(port.written.withLock { $0.count } == 2, "sent again while unacknowledged")
+        for _ in 1..<output.resendAfter { try output.retry() }
+        #expect(port.written.withLock { $0.count } == 1, "not sent again before it is due")
+        try output.retry()
+        #expect(port.written.withLock { $0.count } == 2, "sent again once due while unacknowledged")
         #expect(!output.acknowledge(9))
         #expect(output.acknowledge(4))
         #expect(output.pendingCount == 0)
+    }
+}
+
+/// Findings of the hostile-input review (issue 12), each kept as a regression test.
+@Suite(.serialized) struct OutboxFaultTests {
+    func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("scand-outbox-\(UUID().uuidString)").path
+    }
+
+    @Test func aHugeSequenceNumberIsSkippedNotATrap() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try "D 9223372036854775807\nP 3 aGk=\nP -1 aGk=\nP 4 !!\nZ 5\nD\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let box = try Outbox(path: path)
+        #expect(box.pending.map(\.seq) == [3])
+        #expect(box.maxSequence == 3)
+        #expect(box.problems == ["line 1: sequence number not from 1 to 1000000000000", "line 3: sequence number not from 1 to 1000000000000",
+                                 "line 4: result 4 is not valid base64", "line 5: unknown line kind", "line 6: not an outbox line"])
+    }
+
+    @Test func aResultTheFileCannotTakeIsStillSentAndCounted() throws {
+        let dir = temporaryPath()
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { chmod(dir, 0o700); try? FileManager.default.removeItem(atPath: dir) }
+        let box = try Outbox(path: dir + "/serial.outbox")
+        // The file goes away and the folder refuses a new one (as with EACCES or EMFILE).
+        unlink(dir + "/serial.outbox")
+        #expect(rmdir(dir) == 0)
+        let port = FlakyPort()
+        let output = DeliveringOutput(port: port, format: .text(prefix: [], suffix: [10], aim: false), outbox: box)
+        try output.deliver(ScanResult(sequence: 1, session: 1, symbol: Symbol(symbology: .qrCode, text: "kept")), unixMillis: 0)
+        #expect(port.written.withLock { $0 } == ["kept\n"], "sent although not stored")
+        #expect(output.counts == OutputCounts(notStored: 1, parked: 0))
+        #expect(output.pendingCount == 0)
+    }
+
+    @Test func aResultTheOutputCanNeverCarryIsParkedAndTheRestFlow() throws {
+        let written = Mutex<[String]>([])
+        let output = DeliveringOutput(name: "hid", format: .text(prefix: [], suffix: [], aim: false)) { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            if text.unicodeScalars.contains(where: { $0.value > 127 }) { throw UndeliverableResult("layout us cannot type U+00FC") }
+            written.withLock { $0.append(text) }
+        }
+        for (seq, text) in [(1, "Grüße"), (2, "plain"), (3, "next")] {
+            try output.deliver(ScanResult(sequence: seq, session: seq, symbol: Symbol(symbology: .qrCode, text: text)), unixMillis: 0)
+        }
+        #expect(written.withLock { $0 } == ["plain", "next"])
+        #expect(output.pendingCount == 0)
+        #expect(output.counts.parked == 1)
+    }
+
+    @Test func retriesResendOnlyWhatIsDue() throws {
+        // 17 results while the host never acknowledges: each goes out once, then once more per
+        // `resendAfter` retries, not all of them on every retry.
+        let port = FlakyPort()
+        let output = DeliveringOutput(port: port, format: .jsonLines, requiresAck: true)
+        for seq in 1...17 {
+            try output.deliver(ScanResult(sequence: seq, session: seq, symbol: Symbol(symbology: .qrCode, text: "r\(seq)")), unixMillis: 0)
+            try output.retry()
+        }
+        // Result k saw 18 - k retries: it went out again after every `resendAfter` of them
+        // (before: every pending result on every retry, 17 + 153 lines).
+        let due = (1...17).map { (18 - $0) / output.resendAfter }.reduce(0, +)
+        #expect(port.written.withLock { $0.count } == 17 + due)
+        #expect(due == 24)
     }
 }
 
