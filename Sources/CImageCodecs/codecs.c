@@ -30,9 +30,9 @@ static void jpeg_note(j_common_ptr cinfo, int level) {
 }
 
 /* Shared body: when `into` is NULL the pixels go to a malloc'd buffer returned in *out. */
-static int jpeg_decode(const uint8_t *data, size_t length, uint8_t **out, uint8_t *into,
-                       size_t capacity, int stride, int *width, int *height, char *err,
-                       size_t errlen) {
+static int jpeg_decode(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                       uint8_t *into, size_t capacity, int stride, int *width, int *height,
+                       char *err, size_t errlen) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_fail fail;
     uint8_t *volatile pixels = NULL;
@@ -51,6 +51,12 @@ static int jpeg_decode(const uint8_t *data, size_t length, uint8_t **out, uint8_
     jpeg_create_decompress(&cinfo);
     jpeg_mem_src(&cinfo, data, (unsigned long)length);
     jpeg_read_header(&cinfo, TRUE);
+    if ((size_t)cinfo.image_width * (size_t)cinfo.image_height > max_pixels) {
+        snprintf(err, errlen, "JPEG: %ux%u is more than %zu pixels; not decoded", cinfo.image_width,
+                 cinfo.image_height, max_pixels);
+        jpeg_destroy_decompress(&cinfo);
+        return -1;
+    }
     cinfo.out_color_space = JCS_GRAYSCALE;
     jpeg_start_decompress(&cinfo);
     int w = (int)cinfo.output_width, h = (int)cinfo.output_height;
@@ -89,23 +95,30 @@ static int jpeg_decode(const uint8_t *data, size_t length, uint8_t **out, uint8_
     return 0;
 }
 
-int scand_jpeg_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
-                       int *height, char *err, size_t errlen) {
-    return jpeg_decode(data, length, out, NULL, 0, 0, width, height, err, errlen);
+int scand_jpeg_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                       int *width, int *height, char *err, size_t errlen) {
+    return jpeg_decode(data, length, max_pixels, out, NULL, 0, 0, width, height, err, errlen);
 }
 
 int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
                             int stride, int *width, int *height, char *err, size_t errlen) {
-    return jpeg_decode(data, length, NULL, out, capacity, stride, width, height, err, errlen);
+    return jpeg_decode(data, length, capacity, NULL, out, capacity, stride, width, height, err,
+                       errlen);
 }
 
-int scand_png_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
-                      int *height, char *err, size_t errlen) {
+int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                      int *width, int *height, char *err, size_t errlen) {
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_memory(&image, data, length)) {
         snprintf(err, errlen, "PNG: %s", image.message);
+        png_image_free(&image);
+        return -1;
+    }
+    if ((size_t)image.width * (size_t)image.height > max_pixels) {
+        snprintf(err, errlen, "PNG: %ux%u is more than %zu pixels; not decoded", image.width,
+                 image.height, max_pixels);
         png_image_free(&image);
         return -1;
     }

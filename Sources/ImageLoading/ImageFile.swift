@@ -12,32 +12,45 @@ public struct ImageLoadError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String { "\(path): \(reason)" }
 }
 
+/// What one image may cost: checked before anything is allocated for it.
+public struct ImageLimits: Sendable, Equatable {
+    /// Width × height; the default takes a 1920x1080 camera frame many times over.
+    public var maxPixels = 40_000_000
+    /// Bytes of the file.
+    public var maxFileBytes = 64 << 20
+    public init(maxPixels: Int = 40_000_000, maxFileBytes: Int = 64 << 20) {
+        self.maxPixels = maxPixels
+        self.maxFileBytes = maxFileBytes
+    }
+}
+
 /// Loads PNG, JPEG and PGM (binary P5 and plain P2) files as 8-bit gray frames, through libpng
-/// and libjpeg-turbo.
+/// and libjpeg-turbo. Images over the limits (a decompression bomb) are refused from their
+/// header; only regular files are read (a link to `/dev/zero` is refused).
 public enum ImageFile {
     /// The image formats recognised by their first bytes.
     public enum Format: String, Sendable { case png, jpeg, pgm }
 
     /// Reads and decodes the file at `path`.
-    public static func load(_ path: String) throws(ImageLoadError) -> GrayFrame {
-        let data = try readFile(path)
+    public static func load(_ path: String, limits: ImageLimits = ImageLimits()) throws(ImageLoadError) -> GrayFrame {
+        let data = try readFile(path, limit: limits.maxFileBytes)
         do {
-            return try decode(data)
+            return try decode(data, limits: limits)
         } catch {
             throw ImageLoadError(path: path, reason: error.reason)
         }
     }
 
     /// Decodes an image held in memory.
-    public static func decode(_ data: [UInt8]) throws(ImageLoadError) -> GrayFrame {
+    public static func decode(_ data: [UInt8], limits: ImageLimits = ImageLimits()) throws(ImageLoadError) -> GrayFrame {
         guard let format = sniff(data) else {
             throw ImageLoadError(path: "", reason: data.isEmpty ? "empty file" : "not a PNG, JPEG or PGM image")
         }
         switch format {
-        case .png: return try decodeWith(scand_png_to_gray, data)
-        case .jpeg: return try decodeWith(scand_jpeg_to_gray, data)
+        case .png: return try decodeWith(scand_png_to_gray, data, maxPixels: limits.maxPixels)
+        case .jpeg: return try decodeWith(scand_jpeg_to_gray, data, maxPixels: limits.maxPixels)
         case .pgm:
-            do { return try PGM.decode(data) } catch { throw ImageLoadError(path: "", reason: "PGM: \(error.reason)") }
+            do { return try PGM.decode(data, maxPixels: limits.maxPixels) } catch { throw ImageLoadError(path: "", reason: "PGM: \(error.reason)") }
         }
     }
 
@@ -49,16 +62,16 @@ public enum ImageFile {
         return nil
     }
 
-    private typealias CDecoder = (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
+    private typealias CDecoder = (UnsafePointer<UInt8>?, Int, Int, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?,
                                   UnsafeMutablePointer<Int32>?, UnsafeMutablePointer<Int32>?,
                                   UnsafeMutablePointer<CChar>?, Int) -> Int32
 
-    private static func decodeWith(_ fn: CDecoder, _ data: [UInt8]) throws(ImageLoadError) -> GrayFrame {
+    private static func decodeWith(_ fn: CDecoder, _ data: [UInt8], maxPixels: Int) throws(ImageLoadError) -> GrayFrame {
         var out: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
         let rc = data.withUnsafeBufferPointer { buf in
-            fn(buf.baseAddress, buf.count, &out, &width, &height, &message, message.count)
+            fn(buf.baseAddress, buf.count, maxPixels, &out, &width, &height, &message, message.count)
         }
         guard rc == 0, let out else {
             let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -70,35 +83,40 @@ public enum ImageFile {
         return GrayFrame(width: Int(width), height: Int(height), pixels: pixels)
     }
 
-    private static func readFile(_ path: String) throws(ImageLoadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    private static func readFile(_ path: String, limit: Int) throws(ImageLoadError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else {
             let code = errno
             throw ImageLoadError(path: path, reason: "cannot open: \(String(cString: strerror(code)))")
         }
         defer { close(fd) }
         var st = stat()
-        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-            throw ImageLoadError(path: path, reason: "is a directory")
+        guard fstat(fd, &st) == 0 else { throw ImageLoadError(path: path, reason: "fstat: \(String(cString: strerror(errno)))") }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ImageLoadError(path: path, reason: "is a directory")
+        default: throw ImageLoadError(path: path, reason: "is not a regular file (a device, FIFO or socket)")
         }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard st.st_size <= limit else { throw ImageLoadError(path: path, reason: "is \(st.st_size) bytes; at most \(limit) are read") }
+        var data = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+        var count = 0
+        while count < data.count {
+            let n = data[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ImageLoadError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
-            data.append(contentsOf: chunk[0..<n])
+            count += n
         }
-        return data
+        guard count <= limit else { throw ImageLoadError(path: path, reason: "grew past \(limit) bytes while being read") }
+        return Array(data[..<count])
     }
 }
 
 /// Netpbm graymap: P5 (binary, 8 or 16 bits) and P2 (plain).
 enum PGM {
-    static func decode(_ data: [UInt8]) throws(ImageLoadError) -> GrayFrame {
+    static func decode(_ data: [UInt8], maxPixels: Int) throws(ImageLoadError) -> GrayFrame {
         var index = 2
         func fail(_ reason: String) -> ImageLoadError { ImageLoadError(path: "", reason: reason) }
         func number() throws(ImageLoadError) -> Int {
@@ -111,15 +129,18 @@ enum PGM {
                 } else { break }
             }
             var value = 0, digits = 0
-            while index < data.count, data[index] >= 48, data[index] <= 57, digits < 9 {
-                value = value * 10 + Int(data[index] - 48); index += 1; digits += 1
+            while index < data.count, data[index] >= 48, data[index] <= 57 {
+                if digits < 10 { value = value * 10 + Int(data[index] - 48) }
+                index += 1; digits += 1
             }
             guard digits > 0 else { throw fail("malformed header") }
+            guard digits <= 9 else { throw fail("number \(digits > 10 ? "of \(digits) digits" : String(value)) is too large") }
             return value
         }
         let plain = data[1] == UInt8(ascii: "2")
         let width = try number(), height = try number(), maxValue = try number()
         guard width > 0, height > 0, width <= 1 << 15, height <= 1 << 15 else { throw fail("bad size \(width)x\(height)") }
+        guard width * height <= maxPixels else { throw fail("\(width)x\(height) is more than \(maxPixels) pixels; not decoded") }
         guard maxValue > 0, maxValue < 65536 else { throw fail("bad maximum value \(maxValue)") }
         var pixels = [UInt8](repeating: 0, count: width * height)
         let scale = { (v: Int) -> UInt8 in UInt8(min(255, v * 255 / maxValue)) }

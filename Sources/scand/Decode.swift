@@ -30,6 +30,9 @@ struct Decode: ParsableCommand {
     @Option(help: "Pipeline effort: fast, balanced or accurate.")
     var quality: QualityChoice = .balanced
 
+    @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
+    var maxPixels = ImageLimits().maxPixels
+
     @Argument(help: "Image files.")
     var files: [String]
 
@@ -38,6 +41,7 @@ struct Decode: ParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
+        if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000") }
     }
 
     func run() throws {
@@ -56,7 +60,7 @@ struct Decode: ParsableCommand {
         for path in files {
             let frame: GrayFrame
             do {
-                frame = try ImageFile.load(path)
+                frame = try ImageFile.load(path, limits: ImageLimits(maxPixels: maxPixels))
             } catch {
                 anyError = true
                 printError("scand decode: \(error)")

@@ -43,3 +43,16 @@ zint --barcode=DATAMATRIX --binary --scale=4 --whitesp=8 --vwhitesp=8 -i /tmp/sc
 # test/samples; via ../shared/corpus/zxing-cpp): a blurred UPC-A zbar misreads, and a Code 32.
 cp ../../../shared/corpus/zxing-cpp/upca-4/1.png blurred-upca.png
 cp ../../../shared/corpus/zxing-cpp/code39-1/code32-1.png code32.png
+# Decompression bombs (issue 12): headers that declare huge images in a few bytes. The PNG is an
+# IHDR of 20000x20000 with one compressed row; the JPEG is gradient-16x8.jpg with its SOF size
+# patched to 65000x65000; the PGM declares 4294967296x4294967296.
+python3 -c '
+import zlib, struct
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+open("bomb-20000x20000.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 20000, 20000, 8, 0, 0, 0, 0))
+    + chunk(b"IDAT", zlib.compress(b"\x00" * 20001, 9)) + chunk(b"IEND", b""))
+d = bytearray(open("gradient-16x8.jpg", "rb").read())
+i = next(i for i in range(len(d) - 1) if d[i] == 0xFF and d[i + 1] in (0xC0, 0xC1, 0xC2))
+d[i + 5:i + 9] = (65000).to_bytes(2, "big") * 2
+open("bomb-65000x65000.jpg", "wb").write(d)'
+printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm

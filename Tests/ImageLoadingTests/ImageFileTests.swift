@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageLoading
 import ScanHardware
 import Testing
@@ -60,5 +63,27 @@ import Testing
         let crop = frame.cropped(to: PixelRect(x: 1, y: 1, width: 2, height: 5))
         #expect(crop.width == 2 && crop.height == 2 && crop.stride == 4)
         #expect(crop.packedPixels() == [5, 6, 9, 10])
+    }
+}
+
+/// Hostile images (issue 12): refused from their header, before any allocation, with a reason.
+@Suite struct HostileImageTests {
+    func reason(_ path: String, limits: ImageLimits = ImageLimits()) -> String? {
+        do { _ = try ImageFile.load(path, limits: limits); return nil } catch { return error.reason }
+    }
+
+    @Test func decompressionBombsAreRefusedFromTheirHeader() {
+        #expect(reason(Fixture.path("bomb-20000x20000.png")) == "PNG: 20000x20000 is more than 40000000 pixels; not decoded")
+        #expect(reason(Fixture.path("bomb-65000x65000.jpg")) == "JPEG: 65000x65000 is more than 40000000 pixels; not decoded")
+        #expect(reason(Fixture.path("huge-header.pgm")) == "PGM: number 4294967296 is too large")
+        #expect(reason(Fixture.path("qr.png"), limits: ImageLimits(maxPixels: 100)) == "PNG: 198x198 is more than 100 pixels; not decoded")
+    }
+
+    @Test func onlyRegularFilesAreRead() throws {
+        let link = "/tmp/scand-zero-\(getpid()).pgm"
+        symlink("/dev/zero", link)
+        defer { unlink(link) }
+        #expect(reason(link) == "is not a regular file (a device, FIFO or socket)")
+        #expect(reason(Fixture.path("qr.png"), limits: ImageLimits(maxFileBytes: 10))?.hasSuffix("at most 10 are read") == true)
     }
 }

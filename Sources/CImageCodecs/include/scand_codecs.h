@@ -12,16 +12,18 @@
  * frees with free(3).
  */
 
-/// Decodes a JPEG (baseline or progressive, any colour space) to gray.
-int scand_jpeg_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
-                       int *height, char *err, size_t errlen);
+/// Decodes a JPEG (baseline or progressive, any colour space) to gray. An image of more than
+/// `max_pixels` is refused after its header is read, before anything is allocated for it.
+int scand_jpeg_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                       int *width, int *height, char *err, size_t errlen);
 
 /// Decodes a JPEG into a caller-supplied buffer of `capacity` bytes laid out with `stride`;
 /// for per-frame MJPEG decoding without allocation. Fails when the image does not fit.
 int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, size_t capacity,
                             int stride, int *width, int *height, char *err, size_t errlen);
 
-/// Decodes a PNG (any bit depth, palette, alpha) to gray.
-int scand_png_to_gray(const uint8_t *data, size_t length, uint8_t **out, int *width,
-                      int *height, char *err, size_t errlen);
+/// Decodes a PNG (any bit depth, palette, alpha) to gray; more than `max_pixels` is refused
+/// after the header, before allocation.
+int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                      int *width, int *height, char *err, size_t errlen);
 #endif
