@@ -7,18 +7,32 @@ import Glibc
 /// A Unix stream socket that sends every kiosk event to every connected local client, one JSON
 /// object per line (for a kiosk's own screen: scanning started/stopped, code located with its
 /// corners, result, camera and torch state). A client that does not keep up is disconnected,
-/// never waited for.
+/// never waited for. At most `maxClients` are served; one more is told so and closed. When the
+/// process runs out of descriptors, accepting pauses for a second instead of spinning.
 public final class EventSocket: @unchecked Sendable {
     public let path: String
+    public let maxClients: Int
     private let listener: Int32
     private let source: DispatchSourceRead
-    private let clients = Mutex<[Int32]>([])
+    private let queue = DispatchQueue(label: "scand.events")
+    private struct State { var clients: [Int32] = []; var refused = 0; var paused = false }
+    private let state = Mutex(State())
 
-    public init(path: String) throws(HardwareErrorLike) {
+    /// Listens at `path`. A stale socket there is replaced; any other kind of file is left alone
+    /// and reported. Hold a `StateLock` beside it first, so that a live daemon's socket is
+    /// never taken over.
+    public init(path: String, maxClients: Int = 64) throws(HardwareErrorLike) {
         self.path = path
-        unlink(path)
+        self.maxClients = max(1, maxClients)
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard st.st_mode & S_IFMT == S_IFSOCK else {
+                throw HardwareErrorLike("event socket \(path): exists and is not a socket; not removed (choose another events.socket)")
+            }
+            unlink(path)
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw HardwareErrorLike("event socket: socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw HardwareErrorLike("event socket: socket: \(Outbox.errorText(errno))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -33,13 +47,13 @@ public final class EventSocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
-            let message = String(cString: strerror(errno))
+            let message = Outbox.errorText(errno)
             close(fd)
             throw HardwareErrorLike("event socket \(path): bind/listen: \(message)")
         }
         chmod(path, 0o660)
         listener = fd
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "scand.events"))
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptClients() }
         source.resume()
     }
@@ -47,28 +61,53 @@ public final class EventSocket: @unchecked Sendable {
     deinit {
         source.cancel()
         close(listener)
-        clients.withLock { for c in $0 { close(c) } }
-        unlink(path)
+        state.withLock { for c in $0.clients { close(c) } }
+        var st = stat()
+        if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
     }
 
     /// Connected clients.
-    public var clientCount: Int { clients.withLock { $0.count } }
+    public var clientCount: Int { state.withLock { $0.clients.count } }
+    /// Clients turned away because `maxClients` were connected.
+    public var refusedCount: Int { state.withLock { $0.refused } }
 
     private func acceptClients() {
         while true {
             let c = accept(listener, nil, nil)
-            if c < 0 { return }
+            if c < 0 {
+                if errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM { pauseAccepting() }
+                return
+            }
             _ = fcntl(c, F_SETFD, FD_CLOEXEC)
             _ = fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK)
-            clients.withLock { $0.append(c) }
+            let admitted = state.withLock { s -> Bool in
+                guard s.clients.count < maxClients else { s.refused += 1; return false }
+                s.clients.append(c)
+                return true
+            }
+            if !admitted {
+                let line = Array("{\"event\":\"refused\",\"reason\":\"\(maxClients) clients are connected already\"}\n".utf8)
+                _ = line.withUnsafeBytes { send(c, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                close(c)
+            }
+        }
+    }
+
+    /// Out of descriptors: the listener stays readable, so stop watching it for a second.
+    private func pauseAccepting() {
+        guard state.withLock({ s -> Bool in defer { s.paused = true }; return !s.paused }) else { return }
+        source.suspend()
+        queue.asyncAfter(deadline: .now() + 1) { [self] in
+            state.withLock { $0.paused = false }
+            source.resume()
         }
     }
 
     /// Sends one line to every client; drops those that are gone or full.
     public func publish(_ json: String) {
         let line = Array((json + "\n").utf8)
-        clients.withLock { list in
-            list.removeAll { fd in
+        state.withLock { s in
+            s.clients.removeAll { fd in
                 let n = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 if n == line.count { return false }
                 close(fd)

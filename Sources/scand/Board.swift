@@ -16,10 +16,13 @@ struct Board {
     var serialPort: (any SerialPort)?
     /// The highest result number the outboxes have seen (results keep counting from there).
     var lastSequence = 0
+    /// Held while the daemon runs: one daemon per outbox folder.
+    var stateLock: StateLock?
 
     static func make(_ config: ScandConfig, logger: Logger) throws -> Board {
         var outputs: [any ResultOutput] = []
         var lastSequence = 0
+        let stateLock = try config.outboxDirectory.map { try StateLock(path: "\($0)/scand.lock") }
         func outbox(_ name: String) throws -> Outbox {
             let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,
                                  policy: Outbox.Policy(rawValue: config.outboxPolicy) ?? .dropOldest)
@@ -78,7 +81,7 @@ struct Board {
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let hardware = KioskHardware(camera: camera, button: button, torch: line("torch"),
                                          buzzer: line("buzzer"), statusLED: line("status_led"))
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)
@@ -113,7 +116,7 @@ struct Board {
                 ? degrade("buzzer") { try SysfsPWMTone(channel: config.buzzerPWM!, hz: config.buzzerHz) } : output("buzzer")
             let hardware = KioskHardware(camera: camera, button: button, torch: output("torch"),
                                          buzzer: buzzer, statusLED: output("status_led"))
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
         }
     }
 

@@ -44,7 +44,7 @@ actor LiveConfig {
             session = candidate
             return nil
         } catch {
-            return error.errors.map { ($0.key.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; ")
+            return error.errors.map { ($0.key == override.name ? "" : $0.key.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; ")
         }
     }
 

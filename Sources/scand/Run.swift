@@ -64,7 +64,12 @@ struct Run: AsyncParsableCommand {
         var tuning = Board.tuning(loaded)
         tuning.settings.hasTorch = board.hardware.torch != nil
         var events: EventSocket?
+        var eventsLock: StateLock?
         if let path = loaded.eventSocket {
+            do { eventsLock = try StateLock(path: path + ".lock") } catch {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode(1)
+            }
             do { events = try EventSocket(path: path); logger.notice("events on \(path)") } catch {
                 logger.error("no event stream: \(error)")
             }
@@ -130,6 +135,7 @@ struct Run: AsyncParsableCommand {
         }
         await runtime.run()
         watchdog.cancel()
+        withExtendedLifetime((eventsLock, board.stateLock)) {}
         systemd.notify("STOPPING=1")
         if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
     }

@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive lock on a file beside scand's state (the outbox folder, the event socket), held
+/// for the daemon's life: a second daemon pointed at the same state is told who holds it and
+/// does not start. The lock goes with the process, so a `kill -9` never leaves a stale one.
+public final class StateLock: @unchecked Sendable {
+    public let path: String
+    private let fd: Int32
+
+    /// Takes the lock at `path` (created if missing; the holder's pid is written into it).
+    public init(path: String) throws(HardwareErrorLike) {
+        self.path = path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw HardwareErrorLike("lock \(path): open: \(Outbox.errorText(errno))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            var buffer = [UInt8](repeating: 0, count: 32)
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+            close(fd)
+            if code == EWOULDBLOCK {
+                let pid = String(decoding: buffer.prefix(max(0, n)).filter { $0 >= 48 && $0 <= 57 }, as: UTF8.self)
+                throw HardwareErrorLike("already running: another scand\(pid.isEmpty ? "" : " (pid \(pid))") holds \(path)")
+            }
+            throw HardwareErrorLike("lock \(path): flock: \(Outbox.errorText(code))")
+        }
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}

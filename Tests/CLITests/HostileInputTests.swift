@@ -1,0 +1,132 @@
+import Foundation
+import SimulatedHardware
+import Testing
+
+/// The daemon as a hostile host, a careless admin and a second copy of itself would meet it
+/// (issue 12): every finding kept as a test against the real `scand run`.
+@Suite(.serialized) struct HostileInputTests {
+    /// A daemon on simulated hardware whose serial port is a pty the test holds.
+    final class Daemon {
+        let dir: URL
+        let host: PseudoTerminal
+        let process = Process()
+        let log: URL
+
+        init(extraConfig: String = "", dir: URL? = nil) throws {
+            self.dir = try dir ?? Fixture.temporaryFolder("scand-hostile")
+            host = try PseudoTerminal()
+            log = self.dir.appendingPathComponent("log-\(UUID().uuidString.prefix(6)).txt")
+            try """
+                hardware = "simulated"
+                [camera]
+                images = ["\(Fixture.path("no-code.png"))"]
+                [gpio]
+                board = "simulated"
+                button = { pin = "GPIO17" }
+                torch = { pin = "GPIO27" }
+                [output.serial]
+                device = "\(host.hostPath)"
+                [outbox]
+                directory = "\(self.dir.path)"
+                [status]
+                file = "\(self.dir.path)/status.json"
+                \(extraConfig)
+                """.write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = Run.scand
+            process.arguments = ["run", "--config", self.dir.appendingPathComponent("scand.toml").path, "--no-stdin"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+        }
+
+        deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+
+        var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        /// Sends one line and returns the answer line.
+        func ask(_ line: String) async throws -> String {
+            _ = host.readFromHost()
+            try host.write(Array((line + "\r\n").utf8))
+            var got = ""
+            for _ in 0..<5000 where !got.contains("\r\n") {
+                got += String(decoding: host.readFromHost(), as: UTF8.self)
+                if !got.contains("\r\n") { try await Task.sleep(for: .milliseconds(1)) }
+            }
+            return String(got.prefix { $0 != "\r" && $0 != "\n" })
+        }
+
+        var rssKB: Int {
+            let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+            let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+    }
+
+    @Test func hostileSetLinesGetAnAnswerAndTheDaemonLives() async throws {
+        let d = try Daemon()
+        defer { try? FileManager.default.removeItem(at: d.dir) }
+        #expect(try await d.ask("VERSION").hasPrefix("OK VERSION scand"))
+        let answers = [
+            ("SET scan.viewport=[0.1,0.1,0.8,}", "ERR SET scan.viewport: the value [0.1,0.1,0.8,} is not valid TOML: column 14"),
+            ("SET x=[}", "ERR SET x: the value [} is not valid TOML"),
+            ("SET .={}", "ERR SET .: not a key"),
+            ("SET scan..x=1", "ERR SET scan..x: not a key"),
+            ("SET output.serial.prefix=abc", "ERR SET output.serial.prefix: takes effect at start"),
+            ("SET outbox.directory=/tmp", "ERR SET outbox.directory: takes effect at start"),
+            ("SET scan.session_timeout_ms=abc", "ERR SET scan.session_timeout_ms: must be an integer, not a string"),
+            ("SET scan.session_timeout_ms=1e3", "ERR SET scan.session_timeout_ms: must be an integer, not a number"),
+            ("SET scan.nothing=1", "ERR SET scan.nothing: unknown key"),
+            (String(repeating: "é", count: 86), "ERR only printable ASCII is accepted"),
+            ("SET scan.session_timeout_ms=4000", "OK SET scan.session_timeout_ms"),
+        ]
+        for (line, expected) in answers {
+            let got = try await d.ask(line)
+            #expect(got.hasPrefix(expected), "\(line) -> \(got)")
+        }
+        #expect(d.process.isRunning)
+    }
+
+    @Test func memoryStaysFlatOverAThousandSets() async throws {
+        let d = try Daemon()
+        defer { try? FileManager.default.removeItem(at: d.dir) }
+        for i in 0..<100 { _ = try await d.ask("SET scan.session_timeout_ms=\(1000 + i)") }
+        let before = d.rssKB
+        for i in 0..<1000 { _ = try await d.ask("SET scan.session_timeout_ms=\(2000 + i % 50)") }
+        let after = d.rssKB
+        // Before: every SET parsed all earlier ones again and parsed trees were never freed
+        // (RSS 32 -> 212 MB over 1,000 SETs).
+        #expect(after - before < 8_000, "RSS \(before) kB -> \(after) kB")
+        #expect(try await d.ask("STATUS").hasPrefix("OK STATUS"))
+    }
+
+    @Test func aSecondDaemonOnTheSameStateSaysAlreadyRunning() async throws {
+        let first = try Daemon()
+        defer { try? FileManager.default.removeItem(at: first.dir) }
+        #expect(try await first.ask("VERSION").hasPrefix("OK"))
+        let second = try Daemon(dir: first.dir)
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 1)
+        #expect(second.logText.contains("already running: another scand (pid \(first.process.processIdentifier)) holds \(first.dir.path)/scand.lock"))
+        #expect(first.process.isRunning)
+    }
+
+    @Test func anEventSocketPathThatIsAFileIsLeftAlone() async throws {
+        let dir = try Fixture.temporaryFolder("scand-hostile")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let precious = dir.appendingPathComponent("precious.txt")
+        try "keep me".write(to: precious, atomically: true, encoding: .utf8)
+        let d = try Daemon(extraConfig: "[events]\nsocket = \"\(precious.path)\"", dir: dir)
+        #expect(try await d.ask("VERSION").hasPrefix("OK"))
+        #expect(try String(contentsOf: precious, encoding: .utf8) == "keep me")
+        #expect(d.logText.contains("exists and is not a socket; not removed"))
+    }
+
+    @Test func outOfRangeOptionsAreUsageErrors() throws {
+        for value in ["inf", "1e300", "1e-9", "0", "-1", "nan"] {
+            let run = try Run.scand(["run", "--config", Fixture.repo.appendingPathComponent("config/demo.toml").path, "--press-every=\(value)"])
+            #expect(run.status == 64, "--press-every \(value): \(run.status)")
+            #expect(run.stderr.contains("--press-every must be from 0.05 to 86400 seconds"))
+        }
+    }
+}
