@@ -37,7 +37,7 @@ let package = Package(
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
-        .target(name: "ScanConfig", dependencies: ["ScanCore"]),
+        .target(name: "ScanConfig", dependencies: ["ScanCore", "ScanHardware"]),
         .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
         .target(
             name: "LinuxHardware",

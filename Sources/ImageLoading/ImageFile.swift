@@ -84,33 +84,7 @@ public enum ImageFile {
     }
 
     private static func readFile(_ path: String, limit: Int) throws(ImageLoadError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else {
-            let code = errno
-            throw ImageLoadError(path: path, reason: "cannot open: \(String(cString: strerror(code)))")
-        }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw ImageLoadError(path: path, reason: "fstat: \(String(cString: strerror(errno)))") }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw ImageLoadError(path: path, reason: "is a directory")
-        default: throw ImageLoadError(path: path, reason: "is not a regular file (a device, FIFO or socket)")
-        }
-        guard st.st_size <= limit else { throw ImageLoadError(path: path, reason: "is \(st.st_size) bytes; at most \(limit) are read") }
-        var data = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
-        var count = 0
-        while count < data.count {
-            let n = data[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw ImageLoadError(path: path, reason: "cannot read: \(String(cString: strerror(errno)))")
-            }
-            if n == 0 { break }
-            count += n
-        }
-        guard count <= limit else { throw ImageLoadError(path: path, reason: "grew past \(limit) bytes while being read") }
-        return Array(data[..<count])
+        do { return try FileBytes.read(path, limit: limit) } catch { throw ImageLoadError(path: path, reason: error.reason) }
     }
 }
 

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,30 +46,13 @@ public enum ConfigLoader {
     /// Reads a config file: a regular file of at most `maxFileBytes`, never a device, FIFO or
     /// directory (opened without blocking, checked before reading).
     static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
-        func fail(_ message: String) -> ConfigError { ConfigError(file: path, line: nil, key: nil, message: message) }
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { throw fail("cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { throw fail("fstat: \(String(cString: strerror(errno)))") }
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw fail("is a directory, not a config file")
-        case S_IFCHR, S_IFBLK: throw fail("is a device, not a config file")
-        case S_IFIFO: throw fail("is a FIFO, not a config file")
-        default: throw fail("is not a regular file")
+        do { return try FileBytes.read(path, limit: maxFileBytes) } catch {
+            var reason = error.reason
+            let kind = ", not a regular file"
+            if reason.hasSuffix(kind) { reason = String(reason.dropLast(kind.count)) + ", not a config file" }
+            if reason == "is a directory" { reason += ", not a config file" }
+            throw ConfigError(file: path, line: nil, key: nil, message: reason)
         }
-        guard st.st_size <= maxFileBytes else { throw fail("is \(st.st_size) bytes; a config file may have at most \(maxFileBytes)") }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
-        var count = 0
-        while count < bytes.count {
-            let n = bytes[count...].withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw fail("read: \(String(cString: strerror(errno)))") }
-            if n == 0 { break }
-            count += n
-        }
-        guard count <= maxFileBytes else { throw fail("grew past \(maxFileBytes) bytes while being read") }
-        return Array(bytes[..<count])
     }
 }
 

@@ -98,7 +98,7 @@ public enum PayloadClassifier {
                 return PayloadInfo(kind: .geo, fields: [("latitude", coords[0]), ("longitude", coords[1])] + (coords.count > 2 ? [("altitude", coords[2])] : []))
             }
         }
-        if text.count == 10, text.dropLast().allSatisfy(\.isNumber), text.last!.isNumber || text.last == "X", isbn10Valid(text) {
+        if text.count == 10, text.dropLast().allSatisfy(\.isASCIIDigit), text.last!.isASCIIDigit || text.last == "X", isbn10Valid(text) {
             return PayloadInfo(kind: .isbn, fields: [("isbn", text)])
         }
         return PayloadInfo(kind: .text)
@@ -177,7 +177,7 @@ public enum GS1 {
         var out: [(String, String)] = []
         while !rest.isEmpty {
             if rest.first == "\u{1D}" { rest.removeFirst(); continue }
-            guard rest.count >= 2, rest.prefix(2).allSatisfy(\.isNumber) else { return nil }
+            guard rest.count >= 2, rest.prefix(2).allSatisfy(\.isASCIIDigit) else { return nil }
             let two = String(rest.prefix(2))
             // AI length: 31xx-36xx (measures) are four digits, 23x-25x, 40x-42x, 70x-72x and
             // 80x-82x three, the rest two.
@@ -206,4 +206,10 @@ public enum GS1 {
         }
         return out
     }
+}
+
+extension Character {
+    /// 0-9 only: `isNumber` also takes Arabic-Indic and other digits, which no code we classify
+    /// (ISBN, GS1) is written in.
+    public var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -3,7 +3,7 @@ public enum UPC {
     /// The UPC-A expansion of an 8-digit UPC-E (number system, six digits, check digit), or nil.
     public static func expandUPCE(_ short: String) -> String? {
         let d = Array(short)
-        guard d.count == 8, d.allSatisfy(\.isNumber) else { return nil }
+        guard d.count == 8, d.allSatisfy(\.isASCIIDigit) else { return nil }
         let ns = d[0], x = Array(d[1...6]), check = d[7]
         let body: [Character]
         switch x[5] {

@@ -1,4 +1,5 @@
 import ScanCore
+import ScanHardware
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -143,23 +144,10 @@ public final class Outbox: @unchecked Sendable {
 
     /// The file's bytes; a missing file is an empty outbox.
     static func readFile(_ path: String) throws(HardwareErrorLike) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        if fd < 0 {
-            if errno == ENOENT { return [] }
-            throw HardwareErrorLike("outbox \(path): open: \(errorText(errno))")
+        do { return try FileBytes.read(path, limit: 1 << 30) } catch {
+            if error.errno == ENOENT { return [] }
+            throw HardwareErrorLike("outbox \(path): \(error.reason)")
         }
-        defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { throw HardwareErrorLike("outbox \(path): not a regular file") }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw HardwareErrorLike("outbox \(path): read: \(errorText(errno))") }
-            if n == 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return bytes
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ScanConfig
+import ScanCore
 
 /// `scand check-config`: validate a config file without starting anything.
 struct CheckConfig: ParsableCommand {
@@ -18,12 +19,14 @@ struct CheckConfig: ParsableCommand {
             let c = try ConfigLoader.load(path: file, overrides: overrides)
             let lines = c.lines.keys.sorted().map { role in
                 let l = c.lines[role]!
-                return "\(role)=\(l.pin)(\(l.chip):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
+                return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
             }
-            print("\(file): ok")
-            print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? c.camera.images.joined(separator: ",") : c.camera.device)")
+            // Values from the file are shown escaped: a control character never reaches the terminal.
+            func show(_ text: String) -> String { PayloadText.escaped(text) }
+            print("\(show(file)): ok")
+            print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? show(c.camera.images.joined(separator: ",")) : show(c.camera.device))")
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
-            print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : c.serial.device)")
+            print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {
             printError(error.description)
             throw ExitCode(1)

@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import ScanConfig
+import ScanCore
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand status`: the running daemon's state and metrics, from its status file.
 struct Status: ParsableCommand {
@@ -15,6 +19,10 @@ struct Status: ParsableCommand {
     @Flag(help: "Print the raw JSON.")
     var json = false
 
+    static let fields = ["camera", "cameraDetail", "torch", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
+                         "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
+                         "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked"]
+
     func run() throws {
         var path = file
         if path == nil {
@@ -23,17 +31,20 @@ struct Status: ParsableCommand {
             }
         }
         guard let path else { printError("scand status: the config sets no status.file"); throw ExitCode(1) }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20) else {
             printError("scand status: cannot read \(path): is scand running?"); throw ExitCode(1)
         }
-        if json { print(String(decoding: data, as: UTF8.self), terminator: ""); return }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            printError("scand status: \(path) is not a status file"); throw ExitCode(1)
+        guard let object = try? JSONValue.parse(bytes), object["camera"]?.string != nil, object["phase"]?.string != nil else {
+            printError("scand status: \(path) is not a status file (scand writes one with camera, phase and counts)")
+            throw ExitCode(1)
         }
-        for key in ["camera", "cameraDetail", "torch", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
-                    "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
-                    "decodeSeconds", "duplicatesSuppressed", "pendingResults"] {
-            if let v = object[key] { print("\(key): \(v)") }
+        if json { print(String(decoding: bytes, as: UTF8.self), terminator: ""); return }
+        for key in Self.fields {
+            switch object[key] {
+            case .string(let s): print("\(key): \(PayloadText.escaped(s))")
+            case .number(let n): print("\(key): \(n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n))")
+            default: continue
+            }
         }
     }
 }

@@ -130,3 +130,26 @@ import Testing
         }
     }
 }
+
+@Suite struct HostileFileTests {
+    @Test func statusOnSomethingElseIsAnError() throws {
+        let dir = try Fixture.temporaryFolder("scand-status")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for (name, text) in [("empty-object.json", "{}"), ("garbage.json", "not json"), ("array.json", "[1,2]")] {
+            let path = dir.appendingPathComponent(name).path
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            let run = try Run.scand(["status", "--file", path])
+            #expect(run.status == 1 && run.stderr.contains("is not a status file"), "\(name): \(run.status) \(run.stderr)")
+        }
+    }
+
+    @Test func checkConfigNeverEchoesControlCharacters() throws {
+        let dir = try Fixture.temporaryFolder("scand-ctl")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("c.toml").path
+        try "hardware = \"simulated\"\n[camera]\nimages = [\"a\\u001B]0;pwned\\u0007\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let run = try Run.scand(["check-config", config])
+        #expect(run.status == 0)
+        #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("\\x1B]0;pwned\\x07"), "\(run.stdout)")
+    }
+}

@@ -145,3 +145,23 @@ import Testing
         #expect(KeyboardLayout.de.reports(for: "ä").untypable.isEmpty)
     }
 }
+
+/// Hostile payloads and lines (issue 12).
+@Suite struct HostileCoreTests {
+    @Test func onlyASCIIDigitsMakeAnISBN() {
+        #expect(PayloadClassifier.classify(Symbol(symbology: .qrCode, text: "0306406152")).kind == .isbn)
+        // The same digits in Arabic-Indic (U+0660...) are text.
+        #expect(PayloadClassifier.classify(Symbol(symbology: .qrCode, text: "\u{660}\u{663}\u{660}\u{666}\u{664}\u{660}\u{666}\u{661}\u{665}\u{662}")).kind == .text)
+    }
+
+    @Test func aLongNonASCIILineIsReportedAsNonASCII() {
+        #expect(throws: HostCommandError("only printable ASCII is accepted")) { try HostCommand.parse(String(repeating: "é", count: 86)) }
+    }
+
+    @Test func jsonReaderRefusesWhatIsNotJSON() throws {
+        #expect(try JSONValue.parse(Array("{\"a\": [1, \"x\\u00e9\", null]}".utf8))["a"] == .array([.number(1), .string("xé"), .null]))
+        for bad in ["", "{", "[1,]", "{\"a\" 1}", String(repeating: "[", count: 1000), "1e999", "\"\u{1}\""] {
+            #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(bad.utf8)) }
+        }
+    }
+}
