@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
 swift test
+# Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
+scripts/fuzz.sh --seconds 10
 scripts/test-package.sh
 # The real drivers against real kernel drivers (vivid, gpio-sim, 8250 UART) under qemu.
 hil/lab.sh all

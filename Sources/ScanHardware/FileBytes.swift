@@ -32,9 +32,14 @@ public enum FileBytes {
         default: throw Failure(reason: "is not a regular file")
         }
         guard st.st_size <= limit else { throw Failure(reason: "is \(st.st_size) bytes; at most \(limit) are read") }
-        var bytes = [UInt8](repeating: 0, count: Int(st.st_size) + 1)
+        // Sized from fstat, grown to the bound where the size is not known (/proc files say 0).
+        var bytes = [UInt8](repeating: 0, count: min(limit, Int(st.st_size)) + 1)
         var count = 0
-        while count < bytes.count {
+        while true {
+            if count == bytes.count {
+                guard count <= limit else { break }
+                bytes += [UInt8](repeating: 0, count: min(bytes.count, limit + 1 - count))
+            }
             let n = bytes[count...].withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 { if Glibc.errno == EINTR { continue }; throw fail("read") }
             if n == 0 { break }

@@ -15,7 +15,7 @@ import SimulatedHardware
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, RegionsTool.self, FrameTool.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, RegionsTool.self, FrameTool.self])
 }
 
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in

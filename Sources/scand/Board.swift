@@ -68,7 +68,7 @@ struct Board {
         }
         switch config.hardware {
         case .simulated:
-            let trace = Trace()
+            let trace = Trace(capacity: 1000)
             let show: @Sendable (String, LineValue) -> Void = { name, value in
                 logger.debug("\(name) \(value == .active ? "on" : "off")")
             }

@@ -153,3 +153,16 @@ import Testing
         #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("\\x1B]0;pwned\\x07"), "\(run.stdout)")
     }
 }
+
+@Suite struct SoakTests {
+    /// Sessions in virtual time through the whole runtime (outbox file, events, a host SET every
+    /// tenth session): memory comes back to where it was (`scand bench soak`; 10,000 sessions
+    /// there, 1,000 here).
+    @Test func memoryIsFlatOverAThousandSessions() throws {
+        let run = try Run.scand(["bench", "soak", "--sessions", "1000", "--image", Fixture.path("qr.png")])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("good reads 1000, delivered 1000, pending 0"), "\(run.stdout)")
+        let growth = run.stdout.split(separator: "(").last.flatMap { Int($0.prefix { $0 == "-" || $0 == "+" || $0.isNumber }.replacing("+", with: "")) }
+        #expect(growth.map { $0 < 4096 } == true, "RSS grew: \(run.stdout)")
+    }
+}

@@ -1,0 +1,91 @@
+// libFuzzer targets for every parser that takes input from outside (issue 12). Built by
+// scripts/fuzz.sh with -sanitize=fuzzer,address (not part of the SwiftPM package); the target
+// is chosen by the SCAND_FUZZ_TARGET environment variable. A target traps (and libFuzzer
+// reports a crash) when an invariant breaks: a parser that accepts what it must not, or a
+// formatter that lets a raw control byte through.
+import ImageLoading
+import ScanConfig
+import ScanCore
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum FuzzTarget: String, CaseIterable {
+    case toml, config, set, host, payload, format, outbox, image, json
+}
+
+let target: FuzzTarget = {
+    guard let name = getenv("SCAND_FUZZ_TARGET").map({ String(cString: $0) }), let t = FuzzTarget(rawValue: name) else {
+        fputs("set SCAND_FUZZ_TARGET to one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: " "))\n", stderr)
+        exit(2)
+    }
+    return t
+}()
+
+func check(_ condition: Bool, _ message: @autoclosure () -> String) {
+    if !condition { fputs("invariant broken: \(message())\n", stderr); abort() }
+}
+
+func symbol(_ data: [UInt8]) -> Symbol {
+    let symbologies = Symbology.allCases
+    let s = symbologies[Int(data.first ?? 0) % symbologies.count]
+    return Symbol(symbology: s, bytes: Array(data.dropFirst()))
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
+    let data = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    switch target {
+    case .toml:
+        // No trap, no hang (libFuzzer's -timeout), bounded memory (-rss_limit_mb); agreement
+        // with the reference parser is ScanConfigTests' differential test, over these seeds too.
+        if let doc = try? TOML.parse(data) {
+            check(doc.lines.count <= data.count, "more keys than bytes")
+        }
+    case .config:
+        _ = try? ConfigLoader.parse(String(decoding: data, as: UTF8.self), file: "fuzz.toml", boardsDirectory: "/nonexistent")
+    case .set:
+        let text = String(decoding: data, as: UTF8.self)
+        if let o = try? Override(text) {
+            check(!o.key.isEmpty && o.key.allSatisfy { !$0.isEmpty }, "an empty key part was accepted")
+            _ = try? ConfigLoader.parse("", file: "fuzz.toml", overrides: [text], boardsDirectory: "/nonexistent")
+        }
+    case .host:
+        var lines = LineAssembler()
+        for item in lines.feed(data) {
+            guard case .line(let line) = item else { continue }
+            check(line.utf8.count <= HostCommand.maxLength * 3, "a line over the bound")
+            if let command = try? HostCommand.parse(line), case .set(let key, _) = command {
+                check(!key.isEmpty, "SET with an empty key")
+            }
+        }
+    case .payload:
+        let info = PayloadClassifier.classify(symbol(data))
+        check(JSONValue.parseOK(info.json), "payload JSON does not parse: \(info.json)")
+    case .format:
+        let result = ScanResult(sequence: 1, session: 1, symbol: symbol(data))
+        let text = OutputFormat.text(prefix: [], suffix: [], aim: data.count % 2 == 0).render(result, unixMillis: 0)
+        check(!text.contains { $0 < 0x20 || $0 == 0x7F }, "a raw control byte in the text format")
+        var json = OutputFormat.jsonLines.render(result, unixMillis: 0)
+        check(json.last == 10, "a JSON line without its end")
+        json.removeLast()
+        check(!json.contains { $0 < 0x20 }, "a raw control byte in a JSON line")
+        check(JSONValue.parseOK(String(decoding: json, as: UTF8.self)), "a JSON line that does not parse")
+    case .outbox:
+        let contents = OutboxLog.parse(data)
+        check(contents.pending.allSatisfy { (1...OutboxLog.maxSequence).contains($0.seq) }, "a sequence number out of range")
+        check(contents.maxSequence <= OutboxLog.maxSequence, "maxSequence out of range")
+    case .image:
+        if let frame = try? ImageFile.decode(data, limits: ImageLimits(maxPixels: 4_000_000)) {
+            check(frame.width * frame.height <= 4_000_000, "an image over the pixel limit")
+        }
+    case .json:
+        _ = try? JSONValue.parse(data)
+    }
+    return 0
+}
+
+extension JSONValue {
+    static func parseOK(_ text: String) -> Bool { (try? JSONValue.parse(Array(text.utf8))) != nil }
+}

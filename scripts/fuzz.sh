@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds scand's fuzz targets (libFuzzer + AddressSanitizer, from Tests/Fuzz/FuzzTargets.swift
+# and the modules they reach) and runs each for a while over its committed seed corpus.
+#   scripts/fuzz.sh [--seconds N] [--targets toml,config,...] [--jobs J]
+# Prints per target the executions and crashes, then `fuzz: T targets, E executions, C crashes`;
+# exits 1 when anything crashed (the input is kept in .build-fuzz/artifacts/). Findings worth
+# keeping go into Tests/Fuzz/corpus/<target>/ and a regression test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=30
+targets="toml config set host payload format outbox image json"
+jobs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=$2; shift 2 ;;
+    --targets) targets=${2//,/ }; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    *) echo "usage: scripts/fuzz.sh [--seconds N] [--targets a,b] [--jobs J]" >&2; exit 64 ;;
+  esac
+done
+
+B=.build-fuzz
+mkdir -p "$B/mod" "$B/cmod" "$B/artifacts"
+san=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$B/mod" -I "$B/cmod")
+stamp="$B/stamp"
+sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift \
+  Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Tests/Fuzz/*.swift scripts/fuzz.sh)
+if [ ! -x "$B/scand-fuzz" ] || [ -n "$(find $sources -newer "$stamp" 2>/dev/null | head -1)" ]; then
+  echo "fuzz: building the targets"
+  module() {
+    local name=$1
+    swiftc "${san[@]}" -module-name "$name" -emit-module -emit-module-path "$B/mod/$name.swiftmodule" \
+      -emit-library -static -o "$B/lib$name.a" Sources/"$name"/*.swift 2> >(grep -v "Cannot export local symbol" >&2)
+  }
+  cat > "$B/cmod/module.modulemap" <<MAP
+module CImageCodecs {
+    header "$PWD/Sources/CImageCodecs/include/scand_codecs.h"
+    export *
+}
+MAP
+  clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CImageCodecs/include -c Sources/CImageCodecs/codecs.c -o "$B/codecs.o"
+  module ScanCore
+  module ScanHardware
+  module ScanConfig
+  module ImageLoading
+  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift -L "$B" \
+    -lImageLoading -lScanConfig -lScanHardware -lScanCore "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
+    2> >(grep -v "Cannot export local symbol" >&2)
+  touch "$stamp"
+fi
+
+total_runs=0; total_crashes=0; count=0
+for t in $targets; do
+  seeds="Tests/Fuzz/corpus/$t"
+  [ -d "$seeds" ] || { echo "fuzz: no seed corpus $seeds" >&2; exit 1; }
+  work="$B/corpus/$t"
+  mkdir -p "$work"
+  max_len=4096
+  [ "$t" = image ] && max_len=200000
+  log="$B/$t.log"
+  set +e
+  SCAND_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$B/scand-fuzz" -max_total_time="$seconds" -max_len=$max_len \
+    -timeout=10 -rss_limit_mb=3072 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+    -artifact_prefix="$B/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(grep -h "stat::number_of_executed_units" "$log" fuzz-*.log 2>/dev/null | awk '{s+=$2} END {print s+0}')
+  rm -f fuzz-*.log
+  crashes=0
+  if [ $rc -ne 0 ]; then crashes=1; echo "fuzz: $t CRASHED (exit $rc), see $log and $B/artifacts/"; grep -m3 -E "ERROR|invariant|Fatal" "$log" || true; fi
+  echo "fuzz: $t: $runs executions in ${seconds}s, corpus $(ls "$work" | wc -l) inputs, $crashes crashes"
+  total_runs=$((total_runs + runs)); total_crashes=$((total_crashes + crashes)); count=$((count + 1))
+done
+echo "fuzz: $count targets, $total_runs executions, $total_crashes crashes"
+[ "$total_crashes" -eq 0 ]
