@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-3600}; interval=${2:-30}; out=${3:-soak-rss.csv}
-bin=.build/release/scand
+bin=${SCAND_BIN:-.build/release/scand}
 [ -x "$bin" ] || swift build -c release --product scand
 dir=$(mktemp -d)
 pids=()

@@ -1,24 +1,7 @@
+import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
-
-private final class ThreadBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
-}
-
-/// Runs `body` on a detached thread of its own: for loops that block in poll(2), which must not
-/// hold one of the few threads of Swift's cooperative pool.
-func spawnThread(_ body: @escaping @Sendable () -> Void) {
-    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { arg in
-        let body = Unmanaged<ThreadBody>.fromOpaque(arg!).takeRetainedValue()
-        body.run()
-        return nil
-    }, box)
-    if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
-}
 
 /// A connected socket pair, both ends close-on-exec and non-blocking: a thread's wake-up call.
 /// (A socket rather than a pipe so that waking a thread that has already gone is EPIPE, never

@@ -1,4 +1,3 @@
-import Foundation
 import Synchronization
 import ScanHardware
 #if canImport(Glibc)
@@ -45,7 +44,7 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
         let fd = self.fd
         let ended = Atomic<Bool>(false)
         continuation.onTermination = { _ in ended.store(true, ordering: .relaxed) }
-        let thread = Thread {
+        spawnThread {
             var buffer = [UInt8](repeating: 0, count: 512)
             while !ended.load(ordering: .relaxed) {
                 var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -56,7 +55,6 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
             }
             continuation.finish()
         }
-        thread.start()
         return stream
     }
 

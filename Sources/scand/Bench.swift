@@ -1,6 +1,5 @@
 import ArgumentParser
 import Decoding
-import Foundation
 import ScanConfig
 import Decoding
 import ScanCore
@@ -11,6 +10,9 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
@@ -77,9 +79,9 @@ struct KioskLatency: AsyncParsableCommand {
         latencies.sort()
         let median = latencies[latencies.count / 2]
         let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
-        print("sessions \(sessions), camera \(fps) fps (frame period \(String(format: "%.1f", period)) ms), \(images.joined(separator: ","))")
-        print(String(format: "press-to-serial median %.1f ms = %.2f frame periods; p99 %.1f ms = %.2f frame periods; min %.1f ms",
-                     median, median / period, p99, p99 / period, latencies[0]))
+        print("sessions \(sessions), camera \(fps) fps (frame period \(fixed(period, 1)) ms), \(images.joined(separator: ","))")
+        print("press-to-serial median \(fixed(median, 1)) ms = \(fixed(median / period, 2)) frame periods; "
+              + "p99 \(fixed(p99, 1)) ms = \(fixed(p99 / period, 2)) frame periods; min \(fixed(latencies[0], 1)) ms")
         print("frames decoded \(await runtime.status.framesDecoded), dropped \(camera.droppedFrames)")
     }
 }
@@ -96,7 +98,7 @@ struct ConvertBench: ParsableCommand {
     var repeats = 50
 
     func run() throws {
-        let jpegs = (try? FileManager.default.contentsOfDirectory(atPath: corpus))?.filter { $0.hasSuffix(".jpg") }.sorted() ?? []
+        let jpegs = Posix.directoryEntries(corpus)?.filter { $0.hasSuffix(".jpg") } ?? []
         let period = 1000.0 / 30
         print("size       copy(ref)  YUYV->Y   ratio  share@30fps | MJPEG->gray  ratio  share@30fps")
         for (w, h) in [(640, 480), (1280, 720), (1920, 1080)] {
@@ -110,14 +112,16 @@ struct ConvertBench: ParsableCommand {
             var mjpeg = "n/a (no \(w)x\(h) JPEG in the corpus)"
             if let name = jpegs.first(where: { name in
                 (try? ImageFile.load(corpus + "/" + name)).map { $0.width == w && $0.height == h } ?? false
-            }), let data = FileManager.default.contents(atPath: corpus + "/" + name) {
-                let bytes = [UInt8](data)
+            }), let bytes = try? FileBytes.read(corpus + "/" + name, limit: 64 << 20) {
                 let ms = Self.time(repeats) {
                     _ = bytes.withUnsafeBytes { try? GrayConversion.jpeg($0, into: out, stride: w) }
                 }
-                mjpeg = String(format: "%8.2f ms  %5.1fx  %5.1f%%", ms, ms / copyMs, ms / period * 100)
+                mjpeg = padded(fixed(ms, 2), 8, right: true) + " ms  " + padded(fixed(ms / copyMs, 1), 5, right: true) + "x  "
+                    + padded(fixed(ms / period * 100, 1), 5, right: true) + "%"
             }
-            print(String(format: "%4dx%-5d %7.3f ms %7.3f ms %5.1fx  %5.1f%%     | ", w, h, copyMs, lumaMs, lumaMs / copyMs, lumaMs / period * 100) + mjpeg)
+            print(padded("\(w)", 4, right: true) + "x" + padded("\(h)", 5) + " " + padded(fixed(copyMs, 3), 7, right: true) + " ms "
+                  + padded(fixed(lumaMs, 3), 7, right: true) + " ms " + padded(fixed(lumaMs / copyMs, 1), 5, right: true) + "x  "
+                  + padded(fixed(lumaMs / period * 100, 1), 5, right: true) + "%     | " + mjpeg)
         }
     }
 
@@ -173,6 +177,6 @@ struct FrameTool: ParsableCommand {
         case "NV12": bytes = gray + [UInt8](repeating: 128, count: width * height / 2)
         default: bytes = gray.flatMap { [$0, 128] }
         }
-        guard FileManager.default.createFile(atPath: output, contents: Data(bytes)) else { throw ValidationError("cannot write \(output)") }
+        guard Posix.writeAtomically(bytes, to: output) else { throw ValidationError("cannot write \(output)") }
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
 import Decoding
-import Foundation
 import ImageLoading
 import ScanCore
 import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand bench decode CORPUS`: reads a corpus folder (manifest.json) with each engine alone and
 /// with the pipeline, and zbarimg and ZXingReader as the outside references, in one run.
@@ -25,7 +27,7 @@ struct DecodeBench: ParsableCommand {
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
-    struct Record: Decodable {
+    struct Record {
         var file: String
         var symbology: String?
         var text: String?
@@ -33,9 +35,22 @@ struct DecodeBench: ParsableCommand {
         var difficulty: String
     }
 
+    /// The corpus's manifest.json: an array of {file, symbology, text, hex, difficulty}.
+    static func manifest(_ path: String) throws -> [Record] {
+        let bytes: [UInt8]
+        do { bytes = try FileBytes.read(path, limit: 64 << 20) } catch { throw ValidationError("\(path): \(error)") }
+        let json: JSONValue
+        do { json = try JSONValue.parse(bytes) } catch { throw ValidationError("\(path): \(error)") }
+        guard let items = json.array else { throw ValidationError("\(path): not an array of records") }
+        return try items.map { item in
+            guard let file = item["file"]?.string else { throw ValidationError("\(path): a record without its file") }
+            return Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
+                          difficulty: item["difficulty"]?.string ?? "")
+        }
+    }
+
     func run() throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: corpus + "/manifest.json"))
-        let records = try JSONDecoder().decode([Record].self, from: data)
+        let records = try Self.manifest(corpus + "/manifest.json")
         var frames: [GrayFrame?] = []
         for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
         var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
@@ -58,7 +73,7 @@ struct DecodeBench: ParsableCommand {
             }))
         }
         if zxingReader {
-            if FileManager.default.isExecutableFile(atPath: "/usr/bin/ZXingReader") {
+            if Posix.isExecutable("/usr/bin/ZXingReader") {
                 // ZXingReader -bytes writes the content bytes of what it found.
                 all.append(("ZXingReader (process per image)", external("/usr/bin/ZXingReader", ["-bytes"], records) { out in
                     out.isEmpty ? [] : [(String(decoding: out, as: UTF8.self), Array(out))]
@@ -73,22 +88,14 @@ struct DecodeBench: ParsableCommand {
     /// An outside decoder run once per image, as a user would run it; the time includes starting
     /// the process.
     func external(_ path: String, _ arguments: [String], _ records: [Record],
-                  parse: (Data) -> [(String, [UInt8])]) -> [Outcome] {
+                  parse: ([UInt8]) -> [(String, [UInt8])]) -> [Outcome] {
         var outcomes: [Outcome] = []
         let clock = ContinuousClock()
         for r in records {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: path)
-            p.arguments = arguments + [corpus + "/" + r.file]
-            let pipe = Pipe()
-            p.standardOutput = pipe
-            p.standardError = FileHandle.nullDevice
             var found: [(String, [UInt8])] = []
             let ms = clock.measure {
-                guard (try? p.run()) != nil else { return }
-                let out = pipe.fileHandleForReading.readDataToEndOfFile()
-                p.waitUntilExit()
-                found = parse(out)
+                guard let run = Posix.run(path, arguments + [corpus + "/" + r.file]) else { return }
+                found = parse(run.output)
             }.milliseconds
             outcomes.append(Outcome(record: r, verdict: Self.judge(r, found), ms: ms, got: found.map(\.0).joined(separator: " | ")))
         }
@@ -139,8 +146,8 @@ struct DecodeBench: ParsableCommand {
             let bad = outcomes.filter { $0.verdict == .misread }.count
             let med = Self.median(outcomes.map(\.ms)), p95 = Self.percentile(outcomes.map(\.ms), 0.95)
             print(pad(name, 30) + pad("\(ok)/\(records.filter { $0.text != nil }.count)", 10) + pad("\(bad)", 10)
-                  + pad(String(format: "%.1f", med), 11) + String(format: "%.1f", p95)
-                  + (name.hasPrefix("zbarimg") ? "" : String(format: "   (%.2fx the reference's time)", med / reference)))
+                  + pad(fixed(med, 1), 11) + fixed(p95, 1)
+                  + (name.hasPrefix("zbarimg") ? "" : "   (\(fixed(med / reference, 2))x the reference's time)"))
         }
         for (title, key, values) in [("symbology", \Record.symbology, symbologies), ("difficulty", \Record.difficulty as PartialKeyPath<Record>, difficulties)] as [(String, PartialKeyPath<Record>, [String])] {
             print("")
@@ -151,7 +158,7 @@ struct DecodeBench: ParsableCommand {
                     let group = outcomes.filter { (($0.record[keyPath: key] as? String?) ?? nil ?? "(none)") == value || ($0.record[keyPath: key] as? String) == value }
                     let ok = group.filter { $0.verdict == .correct }.count
                     let bad = group.filter { $0.verdict == .misread }.count
-                    line += pad("\(ok)/\(group.count)" + (bad > 0 ? " [\(bad)]" : "") + String(format: " %.0fms", Self.median(group.map(\.ms))), 20)
+                    line += pad("\(ok)/\(group.count)" + (bad > 0 ? " [\(bad)]" : "") + " \(fixed(Self.median(group.map(\.ms)), 0))ms", 20)
                 }
                 print(line)
             }

@@ -34,7 +34,7 @@ struct SoakBench: AsyncParsableCommand {
         mkdir(dir, 0o700)
         defer { _ = system("rm -rf '\(dir)'") }
         let configPath = dir + "/scand.toml"
-        let configText = "hardware = \"simulated\"\n[camera]\nimages = [\"\(image)\"]\n"
+        let configText = "hardware = \"simulated\"\n[camera]\nimages = [\"\(image)\"]\n[scan]\nsame_symbol_timeout_ms = 0\n"
         guard let f = fopen(configPath, "w") else { throw ValidationError("cannot write \(configPath)") }
         fputs(configText, f)
         fclose(f)
@@ -69,12 +69,12 @@ struct SoakBench: AsyncParsableCommand {
         var rssAfterWarmUp = 0
         let started = ContinuousClock.now
         for session in 1...sessions {
-            let before = delivered.value
+            let before = await runtime.status.metrics.goodReads
             button.click()
             // One frame period at a time, and time moves on only when every frame handed out
             // has been decoded (decoding takes real time; the session timer runs on the clock).
             var steps = 0
-            while delivered.value == before {
+            while await runtime.status.metrics.goodReads == before {
                 try await step()
                 steps += 1
                 guard steps < 1000 else {

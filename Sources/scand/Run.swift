@@ -1,11 +1,14 @@
 import ArgumentParser
 import Dispatch
-import Foundation
 import Logging
 import ScanConfig
 import ScanCore
 import ScanRuntime
+import ScanHardware
 import SimulatedHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand run`: the daemon.
 struct Run: AsyncParsableCommand {
@@ -93,7 +96,7 @@ struct Run: AsyncParsableCommand {
 
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
-        Foundation.signal(SIGPIPE, SIG_IGN)
+        Glibc.signal(SIGPIPE, SIG_IGN)
         let signals = SignalHandlers()
         signals.on(SIGTERM) { Task { await runtime.stop() } }
         signals.on(SIGINT) { Task { await runtime.stop() } }
@@ -145,7 +148,7 @@ struct Run: AsyncParsableCommand {
 final class SignalHandlers: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     func on(_ signal: Int32, _ action: @escaping @Sendable () -> Void) {
-        Foundation.signal(signal, SIG_IGN)
+        Glibc.signal(signal, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: signal, queue: .global())
         source.setEventHandler(handler: action)
         source.resume()
@@ -157,20 +160,17 @@ final class SignalHandlers: @unchecked Sendable {
 /// hold one of the few cooperative threads).
 enum StdinButton {
     static func start(_ button: SimulatedButton, logger: Logger) {
-        let thread = Thread {
+        spawnThread {
             while let _ = readLine(strippingNewline: true) {
                 button.click()
             }
         }
-        thread.start()
     }
 }
 
 /// Writes the status JSON atomically (a temporary file renamed over the old one).
 enum StatusFile {
     static func write(_ status: KioskStatus, to path: String) {
-        let tmp = path + ".tmp"
-        guard FileManager.default.createFile(atPath: tmp, contents: Data((status.json + "\n").utf8)) else { return }
-        _ = rename(tmp, path)
+        Posix.writeAtomically(Array((status.json + "\n").utf8), to: path)
     }
 }

@@ -1,3 +1,5 @@
+import InMemoryLogging
+import Logging
 import ScanCore
 import ScanHardware
 import ScanRuntime
@@ -24,8 +26,11 @@ final class FlakyPort: SerialPort, @unchecked Sendable {
         let output = SerialOutput(port: port)
         try output.deliver(result(1), unixMillis: 0)
         port.plugged.withLock { $0 = false }
-        #expect(throws: HardwareError.self) { try output.deliver(result(2), unixMillis: 0) }
-        #expect(throws: HardwareError.self) { try output.deliver(result(3), unixMillis: 0) }
+        // The error names the result that was not written and what becomes of it.
+        #expect { try output.deliver(result(2), unixMillis: 0) } throws: {
+            "\($0)" == "result 2 not written (flaky disconnected (write: EIO)); kept and retried every second"
+        }
+        #expect { try output.deliver(result(3), unixMillis: 0) } throws: { "\($0)".hasPrefix("result 2 not written") }
         #expect(output.pendingCount == 2)
         port.plugged.withLock { $0 = true }
         try output.deliver(result(4), unixMillis: 0)
@@ -36,10 +41,16 @@ final class FlakyPort: SerialPort, @unchecked Sendable {
     @Test func theOldestAreDiscardedPastTheLimitAndThatIsSaid() throws {
         let port = FlakyPort()
         port.plugged.withLock { $0 = false }
-        let output = SerialOutput(port: port, keep: 2)
+        let logs = InMemoryLogHandler()
+        let output = DeliveringOutput(port: port, format: .text(prefix: [], suffix: [13, 10], aim: false),
+                                      outbox: try Outbox(path: nil, capacity: 2), logger: Logger(label: "test") { _ in logs })
         for n in 1...3 { _ = try? output.deliver(result(n), unixMillis: 0) }
         port.plugged.withLock { $0 = true }
-        #expect { try output.deliver(result(4), unixMillis: 0) } throws: { "\($0)".contains("dropped") }
+        try output.deliver(result(4), unixMillis: 0)
         #expect(port.written.withLock { $0 } == ["3\r\n", "4\r\n"])
+        #expect(logs.entries.map(\.message.description) == [
+            "output serial flaky: outbox full, the oldest pending result 1 was dropped",
+            "output serial flaky: outbox full, the oldest pending result 2 was dropped",
+        ])
     }
 }
