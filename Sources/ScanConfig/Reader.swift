@@ -355,7 +355,3 @@ struct Reader {
 
     private func leaf(_ key: String) -> String { String(key.split(separator: ".").last ?? "") }
 }
-
-extension LogLevel: CaseIterable {
-    public static let allCases: [LogLevel] = [.debug, .info, .notice, .warning, .error]
-}

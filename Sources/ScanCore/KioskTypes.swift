@@ -145,4 +145,4 @@ public struct KioskMetrics: Equatable, Sendable {
     public init() {}
 }
 
-public enum LogLevel: String, Sendable { case debug, info, notice, warning, error }
+public enum LogLevel: String, Sendable, CaseIterable { case debug, info, notice, warning, error }
