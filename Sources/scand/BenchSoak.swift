@@ -79,7 +79,9 @@ struct SoakBench: AsyncParsableCommand {
                 steps += 1
                 guard steps < 1000 else {
                     let st = await runtime.status
-                    throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded))")
+                    let m = st.metrics
+                    throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded), "
+                                          + "presses \(m.presses), good reads \(m.goodReads), closed without scan \(m.closedWithoutScan), errors \(m.errors))")
                 }
             }
             // The flash and beep patterns play out; the same-symbol window passes.

@@ -6,11 +6,12 @@ import SimulatedHardware
 import Synchronization
 import Testing
 
-@Suite(.serialized) struct OutboxTests {
-    func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("scand-outbox-\(UUID().uuidString)").path
-    }
+/// A fresh outbox path under the temporary directory.
+func temporaryPath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("scand-outbox-\(UUID().uuidString)").path
+}
 
+@Suite(.serialized) struct OutboxTests {
     @Test func pendingResultsSurviveAReopenAndDoneOnesDoNot() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -64,10 +65,6 @@ import Testing
 
 /// Findings of the hostile-input review (issue 12), each kept as a regression test.
 @Suite(.serialized) struct OutboxFaultTests {
-    func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("scand-outbox-\(UUID().uuidString)").path
-    }
-
     @Test func aHugeSequenceNumberIsSkippedNotATrap() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
