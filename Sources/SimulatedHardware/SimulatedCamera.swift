@@ -24,6 +24,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         var nextDue: C.Instant?
         var dropped = 0
         var delivered = 0
+        /// The due time of the frame the consumer sleeps for, if it does.
+        var waitingFor: C.Instant?
         /// When streaming last stopped: the scene moves on while nobody looks.
         var stoppedAt: C.Instant?
     }
@@ -129,11 +131,23 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
+    /// Whether the camera is streaming and its consumer is blocked waiting for a frame that is
+    /// not due yet: with every delivered frame consumed, nothing moves until the clock does.
+    /// (A consumer woken by the clock but not yet run is not waiting.)
+    public var isWaitingForFrame: Bool {
+        let now = clock.now
+        return state.withLock { s in s.streaming && s.waitingFor.map { now < $0 } == true }
+    }
+
     public func nextFrame() async throws -> GrayFrame {
         guard let due = state.withLock({ $0.streaming ? $0.nextDue : nil }) else {
             throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)
         }
-        if clock.now < due { try await clock.sleep(until: due, tolerance: nil) }
+        if clock.now < due {
+            state.withLock { $0.waitingFor = due }
+            defer { state.withLock { $0.waitingFor = nil } }
+            try await clock.sleep(until: due, tolerance: nil)
+        }
         return try state.withLock { s in
             guard s.streaming, s.condition == .present else {
                 throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)

@@ -63,14 +63,28 @@ struct SoakBench: AsyncParsableCommand {
         func step() async throws {
             clock.advance(by: .milliseconds(34))
             for _ in 0..<3 { await Task.yield() }
-            while await runtime.status.framesDecoded < camera.framesDelivered { try await Task.sleep(for: .microseconds(50)) }
+            // Settled: every frame handed out decoded, and a streaming camera's consumer back
+            // waiting for the next one (bounded in real time).
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                let decodedAll = await runtime.status.framesDecoded >= camera.framesDelivered
+                if decodedAll && (!camera.isStreaming || camera.isWaitingForFrame) { break }
+                try await Task.sleep(for: .microseconds(50))
+            }
         }
         let warmUp = min(1000, sessions / 10)
         var rssAfterWarmUp = 0
         let started = ContinuousClock.now
         for session in 1...sessions {
-            let before = await runtime.status.metrics.goodReads
+            let (before, presses) = await { let m = await runtime.status.metrics; return (m.goodReads, m.presses) }()
             button.click()
+            // The press reaches the machine through the button's event stream: wait for it (in
+            // real time, bounded) before moving the clock.
+            let pressDeadline = ContinuousClock.now + .seconds(10)
+            while await runtime.status.metrics.presses == presses {
+                guard ContinuousClock.now < pressDeadline else { throw ValidationError("session \(session): the press was not taken") }
+                try await Task.sleep(for: .microseconds(50))
+            }
             // One frame period at a time, and time moves on only when every frame handed out
             // has been decoded (decoding takes real time; the session timer runs on the clock).
             var steps = 0
@@ -81,7 +95,8 @@ struct SoakBench: AsyncParsableCommand {
                     let st = await runtime.status
                     let m = st.metrics
                     throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded), "
-                                          + "presses \(m.presses), good reads \(m.goodReads), closed without scan \(m.closedWithoutScan), errors \(m.errors))")
+                                          + "presses \(m.presses), good reads \(m.goodReads), closed without scan \(m.closedWithoutScan), errors \(m.errors); "
+                                          + "camera streaming \(camera.isStreaming), waiting \(camera.isWaitingForFrame), delivered \(camera.framesDelivered))")
                 }
             }
             // The flash and beep patterns play out; the same-symbol window passes.
