@@ -12,7 +12,8 @@ import Testing
         let process = Process()
         let log: URL
 
-        init(extraConfig: String = "", dir: URL? = nil) throws {
+        /// `maxFiles` runs the daemon under `prlimit --nofile` (to meet EMFILE).
+        init(extraConfig: String = "", dir: URL? = nil, maxFiles: Int? = nil) throws {
             self.dir = try dir ?? Fixture.temporaryFolder("scand-hostile")
             host = try PseudoTerminal()
             log = self.dir.appendingPathComponent("log-\(UUID().uuidString.prefix(6)).txt")
@@ -33,8 +34,14 @@ import Testing
                 \(extraConfig)
                 """.write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = Run.scand
-            process.arguments = ["run", "--config", self.dir.appendingPathComponent("scand.toml").path, "--no-stdin"]
+            let arguments = ["run", "--config", self.dir.appendingPathComponent("scand.toml").path, "--no-stdin"]
+            if let maxFiles {
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+                process.arguments = ["--nofile=\(maxFiles)", Run.scand.path] + arguments
+            } else {
+                process.executableURL = Run.scand
+                process.arguments = arguments
+            }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
             try process.run()
@@ -54,6 +61,13 @@ import Testing
                 if !got.contains("\r\n") { try await Task.sleep(for: .milliseconds(1)) }
             }
             return String(got.prefix { $0 != "\r" && $0 != "\n" })
+        }
+
+        /// CPU time the daemon has used, in clock ticks (utime + stime from /proc).
+        var cpuTicks: Int {
+            let text = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+            let fields = text.split(separator: ")").last?.split(separator: " ") ?? []
+            return fields.count > 13 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
         }
 
         var rssKB: Int {
@@ -120,6 +134,54 @@ import Testing
         #expect(try await d.ask("VERSION").hasPrefix("OK"))
         #expect(try String(contentsOf: precious, encoding: .utf8) == "keep me")
         #expect(d.logText.contains("exists and is not a socket; not removed"))
+    }
+
+    @Test func sighupWithABrokenFileKeepsTheDaemon() async throws {
+        let d = try Daemon()
+        defer { try? FileManager.default.removeItem(at: d.dir) }
+        #expect(try await d.ask("VERSION").hasPrefix("OK"))
+        for text in ["[\n", "x = [}\n", "a = {b=[}\n"] {
+            try text.write(to: d.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
+            kill(d.process.processIdentifier, SIGHUP)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await d.ask("VERSION").hasPrefix("OK"), "alive after SIGHUP with \(text.debugDescription)")
+        }
+        #expect(d.logText.contains("config reload rejected, keeping the running config"))
+        #expect(d.logText.contains("scand.toml:1:2: a key cannot start with the end of the line"))
+    }
+
+    @Test func outOfDescriptorsTheEventSocketDoesNotSpin() async throws {
+        let dir = try Fixture.temporaryFolder("scand-emfile")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socketPath = dir.appendingPathComponent("events.sock").path
+        let d = try Daemon(extraConfig: "[events]\nsocket = \"\(socketPath)\"", dir: dir, maxFiles: 64)
+        #expect(try await d.ask("VERSION").hasPrefix("OK"))
+        var clients: [Int32] = []
+        defer { for c in clients { close(c) } }
+        for _ in 0..<80 {
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (i, b) in socketPath.utf8.enumerated() { raw[i] = b }
+            }
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            clients.append(fd)
+            // One by one, as clients of a kiosk screen would come.
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&p, 1, 200)
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let before = d.cpuTicks
+        try await Task.sleep(for: .seconds(2))
+        let used = d.cpuTicks - before
+        // Before: accept failed with EMFILE, the listener stayed readable and the daemon spun at
+        // 100 % of a core (about 200 ticks in 2 s). Idle it uses a few.
+        #expect(used < 60, "\(used) ticks of CPU in 2 s")
+        #expect(try await d.ask("STATUS").hasPrefix("OK STATUS"))
     }
 
     @Test func outOfRangeOptionsAreUsageErrors() throws {
