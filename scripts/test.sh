@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 swift build --build-tests
 swift test
+# The suite again under AddressSanitizer and ThreadSanitizer.
+scripts/sanitize.sh
 # Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
 scripts/fuzz.sh --seconds 10
 scripts/test-package.sh
