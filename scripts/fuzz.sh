@@ -58,14 +58,17 @@ for t in $targets; do
   max_len=4096
   [ "$t" = image ] && max_len=200000
   log="$B/$t.log"
+  parallel=()
+  # libFuzzer's -jobs mode writes fuzz-N.log into the current folder: run it from $B.
+  [ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
   set +e
-  SCAND_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 "$B/scand-fuzz" -max_total_time="$seconds" -max_len=$max_len \
-    -timeout=10 -rss_limit_mb=3072 -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
-    -artifact_prefix="$B/artifacts/$t-" "$work" "$seeds" >"$log" 2>&1
+  (cd "$B" && SCAND_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=0 ./scand-fuzz -max_total_time="$seconds" -max_len=$max_len \
+    -timeout=10 -rss_limit_mb=3072 "${parallel[@]}" -print_final_stats=1 \
+    -artifact_prefix="artifacts/$t-" "corpus/$t" "../$seeds" >"$t.log" 2>&1)
   rc=$?
   set -e
-  runs=$(grep -h "stat::number_of_executed_units" "$log" fuzz-*.log 2>/dev/null | awk '{s+=$2} END {print s+0}')
-  rm -f fuzz-*.log
+  runs=$({ cat "$log"; cat "$B"/fuzz-*.log 2>/dev/null || true; } | awk '/stat::number_of_executed_units/ {s+=$2} END {print s+0}')
+  rm -f "$B"/fuzz-*.log
   crashes=0
   if [ $rc -ne 0 ]; then crashes=1; echo "fuzz: $t CRASHED (exit $rc), see $log and $B/artifacts/"; grep -m3 -E "ERROR|invariant|Fatal" "$log" || true; fi
   echo "fuzz: $t: $runs executions in ${seconds}s, corpus $(ls "$work" | wc -l) inputs, $crashes crashes"

@@ -127,6 +127,8 @@ struct TOMLParser {
     let limits: TOMLLimits
     var pos = 0
     var lines: [String: Int] = [:]
+    /// Offsets where each line starts, for positions in errors and key lines (binary search).
+    let lineStarts: [Int]
 
     init(_ bytes: [UInt8], limits: TOMLLimits) throws(TOMLError) {
         self.limits = limits
@@ -142,6 +144,7 @@ struct TOMLParser {
             normalized.append(bytes[i]); i += 1
         }
         src = normalized
+        lineStarts = [0] + normalized.indices.filter { normalized[$0] == 10 }.map { $0 + 1 }
         if let bad = Self.firstInvalidUTF8(src) { pos = bad; throw error("not valid UTF-8") }
     }
 
@@ -160,10 +163,20 @@ struct TOMLParser {
 
     // MARK: - Errors and scanning
 
+    /// The 1-based line of the current position.
+    var line: Int {
+        var low = 0, high = lineStarts.count - 1
+        while low < high {
+            let mid = (low + high + 1) / 2
+            if lineStarts[mid] <= pos { low = mid } else { high = mid - 1 }
+        }
+        return low + 1
+    }
+
     func error(_ message: String) -> TOMLError {
         let at = min(pos, src.count)
-        var line = 1, lineStart = 0
-        for i in 0..<at where src[i] == 10 { line += 1; lineStart = i + 1 }
+        let line = self.line
+        let lineStart = lineStarts[line - 1]
         let column = 1 + src[lineStart..<at].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
         return TOMLError(line: line, column: column, message: message)
     }
@@ -246,7 +259,7 @@ struct TOMLParser {
 
     mutating func note(_ key: [String]) {
         let path = key.joined(separator: ".")
-        if lines[path] == nil { lines[path] = error("").line }
+        if lines[path] == nil { lines[path] = line }
     }
 
     mutating func tableHeader(_ root: TOMLTable, _ flags: inout TOMLFlags) throws(TOMLError) -> [String] {
@@ -285,7 +298,7 @@ struct TOMLParser {
     }
 
     mutating func keyValue(_ root: TOMLTable, _ flags: inout TOMLFlags, header: [String]) throws(TOMLError) {
-        let line = error("").line
+        let line = self.line
         let (key, value) = try keyValuePair(depth: 0)
         for i in 1..<key.count {
             let container = header + key[..<i]
