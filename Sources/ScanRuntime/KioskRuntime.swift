@@ -103,6 +103,8 @@ public actor KioskRuntime {
     let elapsed: @Sendable () -> Duration
     let onEvent: (@Sendable (String) -> Void)?
     private var cameraWasLost = false
+    /// The camera state last sent as an event: a retry that finds the same state says nothing.
+    private var cameraEventState: String?
     private var finished: CheckedContinuation<Void, Never>?
     var stopped = false
 
@@ -259,7 +261,7 @@ public actor KioskRuntime {
         do {
             try hardware.camera.open()
             if cameraWasLost { cameraReconnects += 1 }
-            event("camera", ["state": JSONText.string("available")])
+            cameraEvent("available")
             cameraWasLost = false
             handle(.cameraChanged(.available))
         } catch {
@@ -267,10 +269,16 @@ public actor KioskRuntime {
         }
     }
 
+    private func cameraEvent(_ state: String) {
+        guard state != cameraEventState else { return }
+        cameraEventState = state
+        event("camera", ["state": JSONText.string(state)])
+    }
+
     /// Reports the camera's state and retries opening it with backoff: 0.5 s, 1 s, 2 s, then
     /// every 4 s. The machine logs the state once; the retries are quiet.
     private func cameraLost(_ error: Error, attempt: Int) {
-        event("camera", ["state": JSONText.string(Self.cameraState(error).name)])
+        cameraEvent(Self.cameraState(error).name)
         cameraWasLost = true
         capture?.cancel()
         capture = nil

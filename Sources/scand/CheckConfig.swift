@@ -25,6 +25,10 @@ struct CheckConfig: ParsableCommand {
             func show(_ text: String) -> String { PayloadText.escaped(text) }
             print("\(show(file)): ok")
             print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? show(c.camera.images.joined(separator: ",")) : show(c.camera.device))")
+            if c.hardware == .linux {
+                print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
+                      + "formats in order: \(c.camera.formats.joined(separator: ", "))")
+            }
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
             print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {

@@ -63,6 +63,12 @@ import Testing
                                  "--set", "torch.mode=bright"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("torch.mode: \"bright\" is not allowed; use one of: on, off"))
+        // Issue 13, defect 7: the shipped config leaves the size to camera.quality, and
+        // check-config says what it will ask the camera for.
+        let fast = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/scand.toml").path,
+                                  "--set", "camera.quality=fast", "--set", "gpio.board=raspberry-pi-4"])
+        #expect(fast.status == 0, "\(fast.stderr)")
+        #expect(fast.stdout.contains("capture 640x480 at 30 fps (quality fast), formats in order: GREY, YUYV, UYVY, NV12, NV21, YU12, MJPG, JPEG"), "\(fast.stdout)")
         let ok = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path])
         #expect(ok.status == 0 && ok.stdout.contains("ok"))
     }

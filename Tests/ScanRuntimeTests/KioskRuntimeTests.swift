@@ -4,6 +4,7 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
+import Synchronization
 import Testing
 
 /// End to end on simulated hardware with a manual clock: no sleeps on the clock, only bounded
@@ -122,6 +123,19 @@ import Testing
         #expect(h.logs.entries.contains { $0.message.description.contains("camera in-use") })
         h.camera.plugIn()
         try await h.advance(until: "recovered", limit: .seconds(10), step: .milliseconds(250)) { await h.status.camera == .available }
+        await h.stop()
+    }
+
+    /// Issue 13, defect 10: the `camera` event was sent again on every reopen attempt.
+    @Test func theCameraEventIsSentOncePerChangeNotPerRetry() async throws {
+        let events = Mutex<[String]>([])
+        let h = try Harness(onEvent: { line in if line.contains("\"camera\"") { events.withLock { $0.append(line) } } })
+        h.camera.makeBusy()
+        try await h.start()
+        try await h.advance(.seconds(12), step: .milliseconds(250)) // 0.5 s, 1 s, 2 s, then every 4 s: five retries
+        h.camera.plugIn()
+        try await h.advance(until: "recovered", limit: .seconds(10), step: .milliseconds(250)) { await h.status.camera == .available }
+        #expect(events.withLock { $0 } == ["{\"event\":\"camera\",\"state\":\"in-use\"}", "{\"event\":\"camera\",\"state\":\"available\"}"])
         await h.stop()
     }
 
