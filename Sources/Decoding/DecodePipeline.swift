@@ -20,7 +20,15 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     let thresholdEngines: [ZXingDecoder]
 
     /// The engines by name, in the order the config may give them.
-    public enum Engine: String, Sendable, CaseIterable { case zxing, zbar }
+    public enum Engine: String, Sendable, CaseIterable {
+        case zxing, zbar
+        /// The symbologies the engine reads (ISBN counts where EAN-13 does).
+        public var supportedSymbologies: Set<Symbology> {
+            var set = self == .zxing ? ZXingDecoder.supported : ZBarDecoder.supported
+            if set.contains(.ean13) { set.formUnion([.isbn10, .isbn13]) }
+            return set
+        }
+    }
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
                 rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar]) {

@@ -7,10 +7,12 @@ import Synchronization
 /// DataBar and QR. Debian's build has no PDF417, DataMatrix or Aztec decoder.
 public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     public let name = "zbar"
-    public let supportedSymbologies: Set<Symbology> = [
+    /// What Debian's libzbar reads (built without its PDF417 decoder).
+    public static let supported: Set<Symbology> = [
         .ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13, .itf, .itf14, .code39, .code93, .code128,
         .codabar, .dataBar, .dataBarExpanded, .qrCode,
     ]
+    public var supportedSymbologies: Set<Symbology> { Self.supported }
     /// The symbologies this instance reports.
     public let enabled: Set<Symbology>
 
@@ -18,7 +20,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
 
     /// Makes a decoder that reports the `symbologies` zbar supports (others are ignored).
     public init(symbologies: Set<Symbology> = defaultSymbologies) {
-        enabled = symbologies.intersection(supportedSymbologies)
+        enabled = symbologies.intersection(Self.supported)
         let handle = ScannerHandle()
         let s = handle.pointer
         zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)

@@ -6,10 +6,12 @@ import ScanHardware
 /// included. Reentrant: no state is shared between calls.
 public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     public let name: String
-    public let supportedSymbologies: Set<Symbology> = [
+    /// What zxing-cpp 1.4 reads.
+    public static let supported: Set<Symbology> = [
         .ean13, .ean8, .upcA, .upcE, .itf, .itf14, .code39, .code93, .code128, .codabar, .dataBar, .dataBarExpanded,
         .pdf417, .qrCode, .microQR, .dataMatrix, .aztec,
     ]
+    public var supportedSymbologies: Set<Symbology> { Self.supported }
     public let enabled: Set<Symbology>
 
     /// How hard zxing looks.
@@ -25,7 +27,7 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     public let effort: Effort
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, effort: Effort = .standard, name: String = "zxing") {
-        enabled = symbologies.intersection(supportedSymbologies)
+        enabled = symbologies.intersection(Self.supported)
         self.effort = effort
         self.name = name
     }

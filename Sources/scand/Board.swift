@@ -120,6 +120,27 @@ struct Board {
         }
     }
 
+    /// The config file with its overrides, validated as `ConfigLoader` does and against the
+    /// decoding engines: a symbology that no configured engine reads is an error naming the
+    /// engines that do (it would otherwise never read, silently).
+    static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
+        let config = try ConfigLoader.load(path: path, overrides: overrides)
+        let engines = config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))
+        let read = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
+        let unread = config.symbologies.subtracting(read)
+        guard unread.isEmpty else {
+            let names = unread.map(\.rawValue).sorted()
+            let others = DecodePipeline.Engine.allCases.filter { !engines.contains($0) && !$0.supportedSymbologies.isDisjoint(with: unread) }
+            throw ConfigErrors(errors: [ConfigError(
+                file: path, line: nil, key: "scan.symbologies",
+                message: "\(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") read by no configured engine "
+                    + "(decoding.engines = \(config.engines.joined(separator: ", ")))"
+                    + (others.isEmpty ? "; leave \(names.count == 1 ? "it" : "them") out"
+                        : "; \(others.map(\.rawValue).joined(separator: ", ")) reads \(names.count == 1 ? "it" : "them"): add it to decoding.engines or leave \(names.count == 1 ? "it" : "them") out"))])
+        }
+        return config
+    }
+
     static func tuning(_ config: ScandConfig) -> KioskTuning {
         KioskTuning(settings: config.kiosk, viewport: config.viewport,
                     decoder: DecodePipeline(symbologies: config.symbologies, quality: DecodePipeline.Quality(rawValue: config.decodeQuality) ?? .balanced,

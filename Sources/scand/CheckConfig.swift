@@ -16,7 +16,7 @@ struct CheckConfig: ParsableCommand {
 
     func run() throws {
         do {
-            let c = try ConfigLoader.load(path: file, overrides: overrides)
+            let c = try Board.loadConfig(path: file, overrides: overrides)
             let lines = c.lines.keys.sorted().map { role in
                 let l = c.lines[role]!
                 return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"

@@ -40,7 +40,7 @@ actor LiveConfig {
             candidate.append((override.name, item))
         }
         do {
-            await apply(try ConfigLoader.load(path: path, overrides: overrides + candidate.map(\.item)))
+            await apply(try Board.loadConfig(path: path, overrides: overrides + candidate.map(\.item)))
             session = candidate
             return nil
         } catch {
@@ -52,7 +52,7 @@ actor LiveConfig {
     /// and the running config kept.
     func reload() async {
         do {
-            let new = try ConfigLoader.load(path: path, overrides: overrides + session.map(\.item))
+            let new = try Board.loadConfig(path: path, overrides: overrides + session.map(\.item))
             let restart = new.startOnly != startedWith
             await apply(new)
             logger.notice("config reloaded from \(path)")

@@ -43,7 +43,7 @@ struct Run: AsyncParsableCommand {
     func run() async throws {
         let loaded: ScandConfig
         do {
-            loaded = try ConfigLoader.load(path: config, overrides: overrides)
+            loaded = try Board.loadConfig(path: config, overrides: overrides)
         } catch {
             printError("scand: config not usable:\n\(error)")
             throw ExitCode(78) // EX_CONFIG

@@ -91,6 +91,7 @@ import Testing
             ("SET scan.session_timeout_ms=abc", "ERR SET scan.session_timeout_ms: must be an integer, not a string"),
             ("SET scan.session_timeout_ms=1e3", "ERR SET scan.session_timeout_ms: must be an integer, not a number"),
             ("SET scan.nothing=1", "ERR SET scan.nothing: unknown key"),
+            ("SET decoding.engines=[\"zbar\"]", "ERR SET decoding.engines: scan.symbologies: Aztec, DataMatrix, PDF417 are read by no configured engine"),
             (String(repeating: "é", count: 86), "ERR only printable ASCII is accepted"),
             ("SET scan.session_timeout_ms=4000", "OK SET scan.session_timeout_ms"),
         ]

@@ -58,6 +58,16 @@ import Testing
         #expect(statusJSON()?["torch"] as? String == "off")
     }
 
+    /// Issue 13, defect 9: a symbology no configured engine reads was accepted and never read.
+    @Test func checkConfigRejectsASymbologyNoEngineReads() throws {
+        let path = Self.repo.appendingPathComponent("config/scand.toml").path
+        let zbarOnly = try Run.scand(["check-config", path, "--set", "decoding.engines=[\"zbar\"]"])
+        #expect(zbarOnly.status == 1)
+        #expect(zbarOnly.stderr.contains("scan.symbologies: Aztec, DataMatrix, PDF417 are read by no configured engine (decoding.engines = zbar); zxing reads them"), "\(zbarOnly.stderr)")
+        let narrowed = try Run.scand(["check-config", path, "--set", "decoding.engines=[\"zbar\"]", "--set", "scan.symbologies=[\"qr\", \"ean13\"]"])
+        #expect(narrowed.status == 0, "\(narrowed.stderr)")
+    }
+
     @Test func checkConfigExitsNonZeroAndNamesTheLine() throws {
         let run = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/scand.toml").path,
                                  "--set", "torch.mode=bright"])
