@@ -47,10 +47,11 @@ public enum ConfigLoader {
     /// directory (opened without blocking, checked before reading).
     static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {
         do { return try FileBytes.read(path, limit: maxFileBytes) } catch {
-            var reason = error.reason
-            let kind = ", not a regular file"
-            if reason.hasSuffix(kind) { reason = String(reason.dropLast(kind.count)) + ", not a config file" }
-            if reason == "is a directory" { reason += ", not a config file" }
+            let reason: String
+            switch error.kind {
+            case .directory, .device, .fifo: reason = "is \(error.kind == .directory ? "a directory" : error.kind.rawValue), not a config file"
+            default: reason = error.reason
+            }
             throw ConfigError(file: path, line: nil, key: nil, message: reason)
         }
     }

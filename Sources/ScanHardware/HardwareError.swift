@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The one error type of every driver: what went wrong in terms the kiosk reacts to (`kind`),
 /// and everything a person needs to fix it (the call, the device, the errno).
 public struct HardwareError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -80,4 +84,7 @@ public enum ErrnoName {
         ]
         return names[code] ?? "errno \(code)"
     }
+
+    /// The system's text and the name: `Too many open files (errno 24)`, `Permission denied (EACCES)`.
+    public static func describe(_ code: Int32) -> String { "\(String(cString: strerror(code))) (\(name(code)))" }
 }

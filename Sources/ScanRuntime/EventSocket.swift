@@ -1,5 +1,6 @@
 import Dispatch
 import Synchronization
+import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +33,7 @@ public final class EventSocket: @unchecked Sendable {
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw HardwareErrorLike("event socket: socket: \(Outbox.errorText(errno))") }
+        guard fd >= 0 else { throw HardwareErrorLike("event socket: socket: \(ErrnoName.describe(errno))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -47,7 +48,7 @@ public final class EventSocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
-            let message = Outbox.errorText(errno)
+            let message = ErrnoName.describe(errno)
             close(fd)
             throw HardwareErrorLike("event socket \(path): bind/listen: \(message)")
         }

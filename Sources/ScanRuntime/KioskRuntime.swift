@@ -102,9 +102,10 @@ public actor KioskRuntime {
     /// Time since the runtime started, on its clock.
     let elapsed: @Sendable () -> Duration
     let onEvent: (@Sendable (String) -> Void)?
-    private var cameraWasLost = false
     /// The camera state last sent as an event: a retry that finds the same state says nothing.
     private var cameraEventState: String?
+    /// The camera was lost since it was last open (a reopen then counts as a reconnect).
+    private var cameraWasLost: Bool { cameraEventState.map { $0 != "available" } ?? false }
     private var finished: CheckedContinuation<Void, Never>?
     var stopped = false
 
@@ -262,7 +263,6 @@ public actor KioskRuntime {
             try hardware.camera.open()
             if cameraWasLost { cameraReconnects += 1 }
             cameraEvent("available")
-            cameraWasLost = false
             handle(.cameraChanged(.available))
         } catch {
             cameraLost(error, attempt: attempt)
@@ -279,7 +279,6 @@ public actor KioskRuntime {
     /// every 4 s. The machine logs the state once; the retries are quiet.
     private func cameraLost(_ error: Error, attempt: Int) {
         cameraEvent(Self.cameraState(error).name)
-        cameraWasLost = true
         capture?.cancel()
         capture = nil
         hardware.camera.close()

@@ -1,3 +1,4 @@
+import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,11 +37,6 @@ public enum MetricsFile {
 
     /// Writes atomically (a temporary file renamed over the old one), as the collector requires.
     public static func write(_ s: KioskStatus, to path: String) {
-        let tmp = path + ".tmp"
-        guard let f = fopen(tmp, "w") else { return }
-        let text = render(s)
-        _ = text.withCString { fputs($0, f) }
-        fclose(f)
-        rename(tmp, path)
+        try? FileBytes.writeAtomically(Array(render(s).utf8), to: path)
     }
 }

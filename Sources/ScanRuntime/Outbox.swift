@@ -107,20 +107,18 @@ public final class Outbox: @unchecked Sendable {
         state.withLock { $0.lines += text.split(separator: "\n").count }
         guard let path else { return nil }
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return "open \(path): \(Self.errorText(errno))" }
+        guard fd >= 0 else { return "open \(path): \(ErrnoName.describe(errno))" }
         defer { close(fd) }
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
             let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return "write \(path): \(Self.errorText(errno))" }
+            if n < 0 { if errno == EINTR { continue }; return "write \(path): \(ErrnoName.describe(errno))" }
             written += n
         }
-        if sync && fsync(fd) != 0 { return "fsync \(path): \(Self.errorText(errno))" }
+        if sync && fsync(fd) != 0 { return "fsync \(path): \(ErrnoName.describe(errno))" }
         return nil
     }
-
-    static func errorText(_ code: Int32) -> String { "\(String(cString: strerror(code))) (errno \(code))" }
 
     /// Rewrites the file with the pending entries only (a new file, fsync'd, renamed over).
     private func compact() throws(HardwareErrorLike) {
@@ -129,15 +127,8 @@ public final class Outbox: @unchecked Sendable {
         // Keep the highest sequence number even when nothing is pending.
         var text = maxSeq > 0 ? "D \(maxSeq)\n" : ""
         for e in entries { text += "P \(e.seq) \(PayloadText.base64(e.bytes))\n" }
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw HardwareErrorLike("outbox \(tmp): open: \(Self.errorText(errno))") }
-        let bytes = Array(text.utf8)
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard n == bytes.count, synced, rename(tmp, path) == 0 else {
-            throw HardwareErrorLike("outbox \(path): compacting failed: \(Self.errorText(errno))")
+        do { try FileBytes.writeAtomically(Array(text.utf8), to: path, sync: true, mode: 0o600) } catch {
+            throw HardwareErrorLike("outbox \(path): compacting failed: \(error)")
         }
         state.withLock { $0.lines = entries.count + 1 }
     }

@@ -89,10 +89,7 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
     public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored, parked: state.withLock { $0.parked }) }
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
-        let added: Outbox.Added
-        do { added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis))) } catch {
-            throw HardwareErrorLike("\(error)")
-        }
+        let added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)))
         if let problem = added.notStored {
             logger.error("output \(name): result \(result.sequence) not stored in the outbox (\(problem)); kept in memory and sent")
         }

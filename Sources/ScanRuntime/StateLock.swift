@@ -1,3 +1,4 @@
+import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ public final class StateLock: @unchecked Sendable {
     public init(path: String) throws(HardwareErrorLike) {
         self.path = path
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard fd >= 0 else { throw HardwareErrorLike("lock \(path): open: \(Outbox.errorText(errno))") }
+        guard fd >= 0 else { throw HardwareErrorLike("lock \(path): open: \(ErrnoName.describe(errno))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             var buffer = [UInt8](repeating: 0, count: 32)
@@ -23,7 +24,7 @@ public final class StateLock: @unchecked Sendable {
                 let pid = String(decoding: buffer.prefix(max(0, n)).filter { $0 >= 48 && $0 <= 57 }, as: UTF8.self)
                 throw HardwareErrorLike("already running: another scand\(pid.isEmpty ? "" : " (pid \(pid))") holds \(path)")
             }
-            throw HardwareErrorLike("lock \(path): flock: \(Outbox.errorText(code))")
+            throw HardwareErrorLike("lock \(path): flock: \(ErrnoName.describe(code))")
         }
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)

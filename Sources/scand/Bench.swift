@@ -177,6 +177,6 @@ struct FrameTool: ParsableCommand {
         case "NV12": bytes = gray + [UInt8](repeating: 128, count: width * height / 2)
         default: bytes = gray.flatMap { [$0, 128] }
         }
-        guard Posix.writeAtomically(bytes, to: output) else { throw ValidationError("cannot write \(output)") }
+        do { try FileBytes.writeAtomically(bytes, to: output) } catch { throw ValidationError("cannot write \(output): \(error)") }
     }
 }

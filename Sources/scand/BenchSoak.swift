@@ -32,7 +32,10 @@ struct SoakBench: AsyncParsableCommand {
     func run() async throws {
         let dir = "/tmp/scand-soak-\(getpid())"
         mkdir(dir, 0o700)
-        defer { _ = system("rm -rf '\(dir)'") }
+        defer {
+            for name in Posix.directoryEntries(dir) ?? [] { unlink(dir + "/" + name) }
+            rmdir(dir)
+        }
         let configPath = dir + "/scand.toml"
         let configText = "hardware = \"simulated\"\n[camera]\nimages = [\"\(image)\"]\n[scan]\nsame_symbol_timeout_ms = 0\n"
         guard let f = fopen(configPath, "w") else { throw ValidationError("cannot write \(configPath)") }

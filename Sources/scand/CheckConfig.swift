@@ -17,12 +17,12 @@ struct CheckConfig: ParsableCommand {
     func run() throws {
         do {
             let c = try Board.loadConfig(path: file, overrides: overrides)
+            // Values from the file are shown escaped: a control character never reaches the terminal.
+            func show(_ text: String) -> String { PayloadText.escaped(text) }
             let lines = c.lines.keys.sorted().map { role in
                 let l = c.lines[role]!
                 return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
             }
-            // Values from the file are shown escaped: a control character never reaches the terminal.
-            func show(_ text: String) -> String { PayloadText.escaped(text) }
             print("\(show(file)): ok")
             print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? show(c.camera.images.joined(separator: ",")) : show(c.camera.device))")
             if c.hardware == .linux {

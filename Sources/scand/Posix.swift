@@ -3,25 +3,9 @@ import ScanHardware
 import Glibc
 #endif
 
-/// Small POSIX helpers for the CLI: with them the binary needs no Foundation (whose ICU data
-/// was most of its size).
+/// Small POSIX helpers for the CLI (whole-file writes are `FileBytes.writeAtomically`): with
+/// them the binary needs no Foundation, whose ICU data was most of its size.
 enum Posix {
-    /// Writes `bytes` to `path` atomically: a temporary file beside it, renamed over it.
-    @discardableResult
-    static func writeAtomically(_ bytes: [UInt8], to path: String) -> Bool {
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; break }
-            written += n
-        }
-        close(fd)
-        return written == bytes.count && rename(tmp, path) == 0
-    }
-
     /// The names in a directory (without `.` and `..`), sorted; nil when it cannot be read.
     static func directoryEntries(_ path: String) -> [String]? {
         guard let dir = opendir(path) else { return nil }

@@ -171,6 +171,6 @@ enum StdinButton {
 /// Writes the status JSON atomically (a temporary file renamed over the old one).
 enum StatusFile {
     static func write(_ status: KioskStatus, to path: String) {
-        Posix.writeAtomically(Array((status.json + "\n").utf8), to: path)
+        try? FileBytes.writeAtomically(Array((status.json + "\n").utf8), to: path)
     }
 }
