@@ -32,7 +32,10 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     private let path: String
     private let settings: SerialSettings
     private let sys: Syscalls
-    private let fd = Mutex<Int32>(-1)
+    /// The open port, if any: only its `Descriptor` closes it.
+    private let port = Mutex<Descriptor?>(nil)
+    /// Held for a whole write: answers and results never interleave.
+    private let writing = Mutex(())
     private let wake: (read: Int32, write: Int32)
     private let stream: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
@@ -70,14 +73,14 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
         wakeUp(wake.write)
         if !reading.withLock({ $0 }) { close(wake.read) }
         close(wake.write)
-        let current = fd.withLock { $0 }
-        if current >= 0 { _ = sys.close(current) }
+        port.withLock { $0 }?.close()
         continuation.finish()
     }
 
-    private func reopen() throws(HardwareError) {
-        let old = fd.withLock { f -> Int32 in defer { f = -1 }; return f }
-        if old >= 0 { _ = sys.close(old) }
+    /// The open port, opened again if it is not.
+    @discardableResult
+    private func reopen() throws(HardwareError) -> Descriptor {
+        port.withLock { p -> Descriptor? in defer { p = nil }; return p }?.close()
         let sys = self.sys, path = self.path
         let newFD = try sys.check("open", device: path, hint: Hints.serial) { sys.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         var t = termios()
@@ -89,7 +92,9 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
             _ = sys.close(newFD)
             throw error
         }
-        fd.withLock { $0 = newFD }
+        let descriptor = Descriptor(newFD) { _ = sys.close($0) }
+        port.withLock { $0 = descriptor }
+        return descriptor
     }
 
     /// Raw mode with the framing of `s`.
@@ -117,8 +122,17 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     }
 
     public func write(_ bytes: [UInt8]) throws {
-        if fd.withLock({ $0 }) < 0 { try reopen() }
-        let fd = self.fd.withLock { $0 }
+        try writing.withLock { _ throws(HardwareError) in
+            let descriptor: Descriptor
+            if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }
+            let done: Void? = try descriptor.use { fd throws(HardwareError) in try write(bytes, to: fd, descriptor) }
+            if done == nil {
+                throw HardwareError(.disconnected, operation: "write", device: path, errno: EBADF, hint: "the port was closed")
+            }
+        }
+    }
+
+    private func write(_ bytes: [UInt8], to fd: Int32, _ descriptor: Descriptor) throws(HardwareError) {
         let timeoutMs: Int32 = {
             let c = settings.writeTimeout.components
             return Int32(c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000)
@@ -132,7 +146,7 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
             if n < 0 && code == EINTR { continue }
             if n < 0 && code != EAGAIN {
                 let kind = HardwareError.kind(forErrno: code)
-                if kind == .disconnected { dropFD(fd) }
+                if kind == .disconnected { drop(descriptor) }
                 throw HardwareError(kind, operation: "write", device: path, errno: code,
                                     hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written")
             }
@@ -146,16 +160,17 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
             _ = try sys.check("poll", device: path) { sys.poll(&p, 1, step) }
             waitedMs += step
             if p.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                dropFD(fd)
+                drop(descriptor)
                 throw HardwareError(.disconnected, operation: "poll", device: path, errno: EIO,
                                     hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written")
             }
         }
     }
 
-    private func dropFD(_ old: Int32) {
-        let mine = fd.withLock { f -> Bool in guard f == old else { return false }; f = -1; return true }
-        if mine { _ = sys.close(old) }
+    /// The port went away: forget `old` (if it is still the current one) and close it.
+    private func drop(_ old: Descriptor) {
+        port.withLock { p in if p === old { p = nil } }
+        old.close()
     }
 
     public func received() -> AsyncStream<[UInt8]> {
@@ -172,19 +187,31 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
         defer { close(wake.read); continuation.finish() }
         var buffer = [UInt8](repeating: 0, count: 512)
         while true {
-            let current = fd.withLock { $0 }
-            var fds = [pollfd(fd: current, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, current < 0 ? 1000 : -1) }
-            if n < 0 && sys.errno() != EINTR { return }
-            if fds[1].revents != 0 { return }
-            if current < 0 { _ = try? reopen(); continue }
-            if fds[0].revents & Int16(POLLIN) != 0 {
-                let got = buffer.withUnsafeMutableBytes { sys.read(current, $0.baseAddress, $0.count) }
-                if got > 0 { continuation.yield(Array(buffer[0..<got])); continue }
-                if got < 0 && (sys.errno() == EAGAIN || sys.errno() == EINTR) { continue }
+            guard let current = port.withLock({ $0 }) else {
+                // The port is gone: wait on the wake pipe only, retrying every second.
+                var w = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+                if sys.poll(&w, 1, 1000) > 0 { return }
+                _ = try? writing.withLock { _ throws(HardwareError) in if port.withLock({ $0 }) == nil { try reopen() } }
+                continue
             }
-            if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 || fds[0].revents & Int16(POLLIN) != 0 {
-                dropFD(current) // gone: reopened by the next write or the retry above
+            enum Next { case stop, again, gone }
+            let next: Next = current.use { fd -> Next in
+                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+                let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, 1000) }
+                if n < 0 && sys.errno() != EINTR { return .stop }
+                if fds[1].revents != 0 { return .stop }
+                if fds[0].revents & Int16(POLLIN) != 0 {
+                    let got = buffer.withUnsafeMutableBytes { sys.read(fd, $0.baseAddress, $0.count) }
+                    if got > 0 { continuation.yield(Array(buffer[0..<got])); return .again }
+                    if got < 0 && (sys.errno() == EAGAIN || sys.errno() == EINTR) { return .again }
+                    return .gone
+                }
+                return fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 ? .gone : .again
+            } ?? .again
+            switch next {
+            case .stop: return
+            case .again: continue
+            case .gone: drop(current) // reopened by the next write or the retry above
             }
         }
     }

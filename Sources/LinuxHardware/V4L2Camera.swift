@@ -205,6 +205,16 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         if fd >= 0 { _ = sys.close(fd) }
     }
 
+    /// VIDIOC_QUERYCAP on the open descriptor: an unplugged camera answers ENODEV.
+    public func check() throws {
+        let (fd, sys) = state.withLock { ($0.fd, $0.sys) }
+        guard fd >= 0 else {
+            throw HardwareError(.disconnected, operation: "VIDIOC_QUERYCAP", device: settings.device, errno: EBADF, hint: "the camera is not open")
+        }
+        var cap = v4l2_capability()
+        try sys.check("VIDIOC_QUERYCAP", device: settings.device, hint: Hints.camera) { sys.ioctl(fd, scand_VIDIOC_QUERYCAP, &cap) }
+    }
+
     // MARK: Streaming
 
     public func startCapture() throws {

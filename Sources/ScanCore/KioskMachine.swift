@@ -11,8 +11,11 @@ public enum KioskEvent: Equatable, Sendable {
     /// The host sets the torch mode for this run; nil returns to the configured mode.
     case torchOverride(TorchMode?)
     case timerFired(KioskTimer)
-    /// Symbols decoded from a frame of `session`, viewport already applied.
-    case decoded(session: Int, symbols: [Symbol])
+    /// Symbols decoded from a frame of `session`, viewport already applied, at `at` (any
+    /// monotonic time: the same-symbol window is measured on it).
+    case decoded(session: Int, symbols: [Symbol], at: Duration = .zero)
+    /// Driving the torch line failed: the torch is in an unknown state.
+    case torchFailed
     case cameraChanged(CameraState)
     case settingsChanged(KioskSettings)
     /// Shutting down (SIGTERM): everything off.
@@ -55,6 +58,12 @@ public struct KioskMachine: Sendable {
     public private(set) var settings: KioskSettings
 
     private var session = 0
+    /// Repeats of the same code within `settings.sameSymbolTimeout` are held back; a press starts
+    /// a new intent, so a press-started session forgets the last code.
+    private var sameSymbol: SameSymbolFilter
+    /// A press while scanning with a long-press action: it cancels on release unless it became
+    /// a long press first.
+    private var pressPending = false
     private var sequence = 0
     private var buttonDown = false
     /// The code seen in the last frames of this session and in how many in a row.
@@ -70,6 +79,7 @@ public struct KioskMachine: Sendable {
         self.settings = settings
         sequence = max(0, firstSequence - 1)
         torch = settings.hasTorch ? .off : .unavailable
+        sameSymbol = SameSymbolFilter(window: settings.sameSymbolTimeout)
     }
 
     public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
@@ -84,11 +94,29 @@ public struct KioskMachine: Sendable {
             var effects: [KioskEffect] = []
             if settings.longPressAction != .none {
                 effects.append(.startTimer(.longPress, after: settings.longPressAfter))
+                if case .scanning = phase {
+                    // Held long, it is the long-press action; released early, it cancels.
+                    metrics.presses += 1
+                    pressPending = true
+                    return effects
+                }
             }
             return effects + trigger(confirms: true)
         case .buttonReleased:
             buttonDown = false
-            return settings.longPressAction != .none ? [.cancelTimer(.longPress)] : []
+            guard settings.longPressAction != .none else { return [] }
+            var effects: [KioskEffect] = [.cancelTimer(.longPress)]
+            if pressPending {
+                pressPending = false
+                metrics.presses -= 1 // counted again by the trigger
+                effects += trigger(confirms: true)
+            }
+            return effects
+        case .torchFailed:
+            guard torch != .unavailable, torch != .failed else { return [] }
+            torch = .failed
+            metrics.errors += 1
+            return [.log(.error, "torch state unknown: the line could not be driven")]
         case .hostTrigger:
             return trigger(confirms: false)
         case .hostStop:
@@ -101,8 +129,8 @@ public struct KioskMachine: Sendable {
             return torchMode == .on ? torchOn() : torchOff()
         case .timerFired(let timer):
             return timerFired(timer)
-        case .decoded(let from, let symbols):
-            return decoded(from: from, symbols)
+        case .decoded(let from, let symbols, let now):
+            return decoded(from: from, symbols, at: now)
         case .cameraChanged(let state):
             return cameraChanged(state)
         case .settingsChanged(let new):
@@ -150,6 +178,8 @@ public struct KioskMachine: Sendable {
         session += 1
         phase = .scanning(session: session)
         candidate = nil
+        pressPending = false
+        sameSymbol.forget() // a press is a new intent: the same code is reported again
         effects += torchOff(force: true) // off whenever a session starts, then on if configured
         if torchMode == .on { effects += torchOn() }
         effects += [.startCapture(session: session), .startTimer(.session, after: settings.sessionTimeout),
@@ -160,11 +190,12 @@ public struct KioskMachine: Sendable {
     /// Ends the scanning session: capture off, torch off, the session timer cancelled.
     private mutating func endSession(_ feedback: Feedback) -> [KioskEffect] {
         phase = .idle
+        pressPending = false
         return [.stopCapture, .cancelTimer(.session)] + torchOff() + [.feedback(feedback),
                 .indicate(StatusIndication(camera: camera) ?? .ready)]
     }
 
-    private mutating func decoded(from: Int, _ symbols: [Symbol]) -> [KioskEffect] {
+    private mutating func decoded(from: Int, _ symbols: [Symbol], at now: Duration) -> [KioskEffect] {
         guard phase == .scanning(session: from) else { return [] }
         guard let symbol = symbols.first(where: { !$0.isEmpty }) else { candidate = nil; return [] }
         // A code counts once it was the same in enough consecutive frames.
@@ -172,6 +203,11 @@ public struct KioskMachine: Sendable {
         candidate = (symbol.symbology, symbol.bytes, frames)
         guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return [] }
         candidate = nil
+        // A repeat is decided before any feedback, count or sequence number: the session goes on.
+        guard sameSymbol.admit(symbol, at: now) else {
+            metrics.repeatsHeldBack += 1
+            return [.log(.debug, "\(symbol.symbology.rawValue) read again within the same-symbol time: held back")]
+        }
         sequence += 1
         let result = ScanResult(sequence: sequence, session: from, symbol: symbol)
         phase = .idle
@@ -198,6 +234,7 @@ public struct KioskMachine: Sendable {
             return [.indicate(StatusIndication(camera: camera) ?? .ready),
                     .log(.notice, "result \(held.sequence) discarded: not confirmed in time")]
         case (.longPress, .scanning) where buttonDown && settings.longPressAction == .torch:
+            pressPending = false // the release no longer cancels
             guard torch != .unavailable else { return [.log(.info, "long press: no torch configured")] }
             return torch == .on ? torchOff() : torchOn()
         default:
@@ -229,6 +266,7 @@ public struct KioskMachine: Sendable {
         var effects: [KioskEffect] = []
         if !new.hasTorch && settings.hasTorch { effects += torchOff() }
         settings = new
+        sameSymbol.window = new.sameSymbolTimeout
         if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
         if case .scanning = phase, torchMode == .off { effects += torchOff() }
         return effects + [.log(.info, "settings applied")]
@@ -237,7 +275,7 @@ public struct KioskMachine: Sendable {
     // MARK: - Torch
 
     private mutating func torchOn() -> [KioskEffect] {
-        guard torch == .off else { return [] }
+        guard torch == .off || torch == .failed else { return [] }
         torch = .on
         metrics.torchOn += 1
         return [.setTorch(on: true)]
@@ -245,7 +283,7 @@ public struct KioskMachine: Sendable {
 
     /// Turns the torch off; `force` drives the line even when it is believed off (start, stop).
     private mutating func torchOff(force: Bool = false) -> [KioskEffect] {
-        guard torch == .on || (force && torch == .off) else { return [] }
+        guard torch == .on || torch == .failed || (force && torch == .off) else { return [] }
         torch = .off
         return [.setTorch(on: false)]
     }

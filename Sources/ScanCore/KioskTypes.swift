@@ -42,6 +42,8 @@ public enum TorchState: String, Sendable, Equatable {
     case unavailable
     case off
     case on
+    /// The last write to the line failed: its level is not known (the next session tries again).
+    case failed
 }
 
 /// What happens to a result from a symbology that can hold letters (QR, Code 128, ...).
@@ -73,6 +75,9 @@ public struct KioskSettings: Equatable, Sendable {
     public var longPressAction: LongPressAction = .none
     /// Consecutive frames with the same code before a read counts, per symbology (missing: 1).
     public var agreeingFrames: [Symbology: Int] = [:]
+    /// The same code again within this time is held back (no feedback, count or sequence
+    /// number) within one session; a press starts afresh.
+    public var sameSymbolTimeout: Duration = .zero
 
     public init() {}
 }
@@ -142,6 +147,8 @@ public struct KioskMetrics: Equatable, Sendable {
     public var torchOn = 0
     /// Held results discarded because no confirming press came.
     public var confirmationsExpired = 0
+    /// Reads of the same code within the same-symbol time, held back.
+    public var repeatsHeldBack = 0
     public init() {}
 }
 

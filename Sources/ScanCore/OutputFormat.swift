@@ -49,6 +49,9 @@ public struct SameSymbolFilter: Sendable {
 
     public init(window: Duration) { self.window = window }
 
+    /// Forgets the last code: the next one is reported whatever it is.
+    public mutating func forget() { last = nil }
+
     /// Whether `symbol`, read at `now` (any monotonic time), is reported.
     public mutating func admit(_ symbol: Symbol, at now: Duration) -> Bool {
         defer { last = (symbol.symbology, symbol.bytes, now) }

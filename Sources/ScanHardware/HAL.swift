@@ -50,6 +50,10 @@ public protocol FrameSource: AnyObject, Sendable {
     func open() throws
     /// Releases the device; safe to call when it is not open.
     func close()
+    /// Whether the open device is still there, cheaply (no streaming, no frame): throws
+    /// `.disconnected` when it went away. Called twice a second while the kiosk is idle, so
+    /// that an unplugged camera is shown before someone presses.
+    func check() throws
     /// Starts streaming.
     func startCapture() throws
     /// Stops streaming; safe to call when not streaming.

@@ -1,5 +1,7 @@
 import Decoding
 import Logging
+import ServiceLifecycle
+import Synchronization
 import ScanCore
 import ScanHardware
 #if canImport(Glibc)
@@ -71,345 +73,279 @@ public struct KioskStatus: Sendable, Equatable {
     }
 }
 
-/// The kiosk service: feeds driver events into the `KioskMachine` and carries out its effects,
-/// with timers on an injected clock. One instance per daemon.
-public actor KioskRuntime {
-    private var machine: KioskMachine
-    private let hardware: KioskHardware
-    private var tuning: KioskTuning
-    let outputs: [any ResultOutput]
-    let clock: any Clock<Duration>
-    let logger: Logger
-    private let patterns: FeedbackPatterns
-    let onStatus: (@Sendable (KioskStatus) -> Void)?
-
-    private var timers: [KioskTimer: (generation: Int, task: Task<Void, Never>)] = [:]
-    private var timerGeneration = 0
-    private var capture: Task<Void, Never>?
-    private var reopen: Task<Void, Never>?
-    private var players: [String: Task<Void, Never>] = [:]
-    private var statusPattern = Pattern.steady(.inactive)
-    private var flashing = false
-    private var tasks: [Task<Void, Never>] = []
-    private var framesDecoded = 0
-    /// When the capture loop last made progress (a frame decoded or capture started).
-    private var lastProgress: Duration = .zero
-    private var decodeSeconds = 0.0
-    private var cameraReconnects = 0
-    var duplicates = 0
-    var sameSymbol: SameSymbolFilter
-    var retry: Task<Void, Never>?
-    /// Time since the runtime started, on its clock.
-    let elapsed: @Sendable () -> Duration
-    let onEvent: (@Sendable (String) -> Void)?
-    /// The camera state last sent as an event: a retry that finds the same state says nothing.
-    private var cameraEventState: String?
-    /// The camera was lost since it was last open (a reopen then counts as a reconnect).
-    private var cameraWasLost: Bool { cameraEventState.map { $0 != "available" } ?? false }
-    private var finished: CheckedContinuation<Void, Never>?
-    var stopped = false
+/// The kiosk service. `run()` is one task group: children for the button, capture (frames
+/// decoded on a thread of their own), the host link and the timers, all feeding one
+/// `KioskLoop` through this actor. It ends on `stop()`, on graceful shutdown (SIGTERM through
+/// a `ServiceGroup`) and on cancellation, with the torch, LED and buzzer off; nothing it
+/// started outlives it.
+public actor KioskRuntime: Service {
+    private let loop: KioskLoop
+    private let clock: any Clock<Duration>
+    private let logger: Logger
+    /// Time since the runtime was made, on its clock.
+    private let elapsed: @Sendable () -> Duration
+    private let capture = CaptureControl()
+    private let wakeup = Wakeup()
+    private let decodeWorker = DecodeWorker()
+    private var host: (port: any SerialPort, version: String, applySet: @Sendable (String, String) async -> String?)?
+    private var stopRequested = false
+    private let stopSignal = Wakeup()
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
                 patterns: FeedbackPatterns = .standard, firstSequence: Int = 1,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
-        self.machine = KioskMachine(settings: tuning.settings, firstSequence: firstSequence)
-        self.sameSymbol = SameSymbolFilter(window: tuning.sameSymbolTimeout)
-        self.elapsed = Self.elapsedTime(on: clock)
-        self.onEvent = onEvent
-        self.hardware = hardware
-        self.tuning = tuning
-        self.outputs = outputs
+        loop = KioskLoop(hardware: hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
+                         firstSequence: firstSequence, onStatus: onStatus, onEvent: onEvent)
         self.clock = clock
         self.logger = logger
-        self.patterns = patterns
-        self.onStatus = onStatus
+        elapsed = Self.elapsedTime(on: clock)
+        let capture = self.capture
+        loop.onCapture = { capture.serve($0) }
     }
 
-    /// Runs until `stop()`: opens the camera (retrying with backoff while it is missing),
-    /// listens to the button, and serves scan sessions.
+    /// Serves the host's line protocol (`HostCommand`) on `port` while `run()` runs: each line
+    /// gets one answer line, `OK ...` or `ERR ...`; malformed or over-long input changes
+    /// nothing. `applySet` tries `SET key=value` and returns nil or the error. Call before `run()`.
+    public func serveHost(on port: any SerialPort, version: String,
+                          applySet: @escaping @Sendable (String, String) async -> String?) {
+        host = (port, version, applySet)
+    }
+
+    /// Runs until `stop()`, graceful shutdown or cancellation: opens the camera (retrying with
+    /// backoff while it is missing), listens to the button, and serves scan sessions.
     public func run() async {
-        handle(.started)
-        // Results kept from before a restart go out first.
-        if outputs.contains(where: { $0.pendingCount > 0 }) { retryOutputs() }
-        openCamera(attempt: 0)
-        if let button = hardware.button {
-            tasks.append(Task { [weak self] in
-                for await event in button.events() {
-                    await self?.handle(event.edge == .pressed ? .buttonPressed : .buttonReleased)
+        guard !stopRequested else { return }
+        loop.start(now: elapsed())
+        let hardware = loop.hardware
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                if let button = hardware.button {
+                    group.addTask {
+                        for await event in button.events() {
+                            await self.input(.kiosk(event.edge == .pressed ? .buttonPressed : .buttonReleased))
+                        }
+                    }
                 }
-            })
+                group.addTask { await self.captureFrames(hardware.camera) }
+                group.addTask { await self.runTimers() }
+                if let host {
+                    group.addTask { await self.serveHost(host.port, version: host.version, applySet: host.applySet) }
+                }
+                await stopSignal.wait()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            Task { await self.stop() }
         }
-        await withCheckedContinuation { finished = $0 }
+        capture.serve(nil)
+        loop.stop(now: elapsed()) // after a cancellation without stop()
     }
 
     /// Graceful stop (SIGTERM): capture off, torch off, LED and buzzer off, `run()` returns.
+    /// Before `run()`, it makes `run()` return at once.
     public func stop() {
-        guard !stopped else { return }
-        handle(.stopping)
-        stopped = true
-        reopen?.cancel()
-        retry?.cancel()
-        for task in tasks { task.cancel() }
-        for (_, player) in players { player.cancel() }
-        players = [:]
-        flashing = false
-        try? hardware.buzzer?.set(.inactive)
-        try? hardware.statusLED?.set(.inactive)
-        hardware.camera.close()
-        logger.notice("stopped")
-        finished?.resume()
-        finished = nil
+        guard !stopRequested else { return }
+        stopRequested = true
+        loop.stop(now: elapsed())
+        capture.serve(nil)
+        stopSignal.fire()
+        wakeup.fire()
     }
 
     /// Applies new settings, viewport and decoder (SIGHUP). Hardware stays as it is.
     public func reload(_ new: KioskTuning) {
-        tuning = new
-        sameSymbol.window = new.sameSymbolTimeout
-        handle(.settingsChanged(new.settings))
+        loop.reload(new, now: elapsed())
+        wakeup.fire()
     }
 
     /// Feeds one event from outside (a host trigger, the demo's Enter key).
-    public func send(_ event: KioskEvent) { handle(event) }
-
-    /// The good-read beep, on request (host `BEEP`).
-    func beep() { perform(.feedback(.goodRead)) }
-
-    func addTask(_ task: Task<Void, Never>) { tasks.append(task) }
-
-    func logHostError(_ message: String) { logger.warning("\(message)") }
+    public func send(_ event: KioskEvent) { input(.kiosk(event)) }
 
     /// The kiosk now.
-    public var status: KioskStatus {
-        KioskStatus(camera: machine.camera, torch: machine.torch, phase: Self.name(machine.phase),
-                    metrics: machine.metrics, framesDecoded: framesDecoded,
-                    framesDropped: hardware.camera.droppedFrames, cameraReconnects: cameraReconnects,
-                    decodeSeconds: decodeSeconds, duplicatesSuppressed: duplicates,
-                    pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
-                    outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts })
-    }
-
-    // MARK: - The loop
-
-    private func handle(_ event: KioskEvent) {
-        guard !stopped else { return }
-        let effects = machine.handle(event)
-        for effect in effects { perform(effect) }
-        if !effects.isEmpty { onStatus?(status) }
-    }
-
-    private func perform(_ effect: KioskEffect) {
-        switch effect {
-        case .setTorch(let on):
-            event("torch", ["state": JSONText.string(on ? "on" : "off")])
-            guard let torch = hardware.torch else { return }
-            do { try torch.set(LineValue(on)) } catch { logger.error("torch: \(error)") }
-            logger.info("torch \(on ? "on" : "off")")
-        case .startCapture(let session):
-            event("scanning-started", ["session": "\(session)"])
-            startCapture(session)
-        case .stopCapture:
-            event("scanning-stopped", [:])
-            capture?.cancel()
-            capture = nil
-            hardware.camera.stopCapture()
-        case .feedback(let feedback):
-            logger.info("feedback \(feedback.rawValue)")
-            if let p = patterns.buzzer[feedback] { play(hardware.buzzer, role: "buzzer", p) }
-            if let p = patterns.ledFlash[feedback] {
-                flashing = true
-                play(hardware.statusLED, role: "status_led", p) { await $0.flashEnded() }
-            }
-        case .indicate(let indication):
-            logger.info("status LED \(indication.rawValue)")
-            statusPattern = patterns.status[indication] ?? .steady(.inactive)
-            // A running flash finishes first; the LED then shows the newest indication.
-            if !flashing { play(hardware.statusLED, role: "status_led", statusPattern) }
-        case .deliver(let result):
-            deliver(result)
-        case .startTimer(let timer, let after):
-            startTimer(timer, after: after)
-        case .cancelTimer(let timer):
-            timers.removeValue(forKey: timer)?.task.cancel()
-        case .log(let level, let message):
-            logger.log(level: Self.level(level), "\(message)")
-        }
-    }
-
-    // MARK: - Timers
-
-    private func startTimer(_ timer: KioskTimer, after: Duration) {
-        timers[timer]?.task.cancel()
-        timerGeneration += 1
-        let generation = timerGeneration
-        let clock = self.clock
-        let task = Task { [weak self] in
-            do { try await clock.sleep(for: after) } catch { return }
-            await self?.timerFired(timer, generation: generation)
-        }
-        timers[timer] = (generation, task)
-    }
-
-    private func timerFired(_ timer: KioskTimer, generation: Int) {
-        guard timers[timer]?.generation == generation else { return } // cancelled or restarted
-        timers[timer] = nil
-        handle(.timerFired(timer))
-    }
-
-    // MARK: - Camera
-
-    private func openCamera(attempt: Int) {
-        do {
-            try hardware.camera.open()
-            if cameraWasLost { cameraReconnects += 1 }
-            cameraEvent("available")
-            handle(.cameraChanged(.available))
-        } catch {
-            cameraLost(error, attempt: attempt)
-        }
-    }
-
-    private func cameraEvent(_ state: String) {
-        guard state != cameraEventState else { return }
-        cameraEventState = state
-        event("camera", ["state": JSONText.string(state)])
-    }
-
-    /// Reports the camera's state and retries opening it with backoff: 0.5 s, 1 s, 2 s, then
-    /// every 4 s. The machine logs the state once; the retries are quiet.
-    private func cameraLost(_ error: Error, attempt: Int) {
-        cameraEvent(Self.cameraState(error).name)
-        capture?.cancel()
-        capture = nil
-        hardware.camera.close()
-        let state = Self.cameraState(error)
-        if state != machine.camera { logger.debug("camera: \(error)") }
-        handle(.cameraChanged(state))
-        reopen?.cancel()
-        let delay = Duration.milliseconds(500 * (1 << min(attempt, 3)))
-        let clock = self.clock
-        reopen = Task { [weak self] in
-            do { try await clock.sleep(for: delay) } catch { return }
-            await self?.openCamera(attempt: attempt + 1)
-        }
-    }
+    public var status: KioskStatus { loop.status }
 
     /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
     /// made progress within `stall` (a hung decoder or camera loop does not). The watchdog pings
     /// systemd only while this holds.
     public func isHealthy(stall: Duration = .seconds(10)) -> Bool {
-        guard case .scanning = machine.phase, capture != nil else { return true }
-        return elapsed() - lastProgress < stall
+        loop.isHealthy(now: elapsed(), stall: stall)
     }
 
-    private func startCapture(_ session: Int) {
-        lastProgress = elapsed()
-        do {
-            try hardware.camera.startCapture()
-        } catch {
-            cameraLost(error, attempt: 0)
-            return
-        }
-        let camera = hardware.camera
-        let decoder = tuning.decoder
-        let viewport = tuning.viewport
-        capture = Task.detached { [weak self] in
-            while !Task.isCancelled {
-                let frame: GrayFrame
-                do { frame = try await camera.nextFrame() } catch {
-                    if Task.isCancelled || error is CancellationError { return }
-                    await self?.captureFailed(error, session: session)
-                    return
-                }
-                let cx = (viewport.x + viewport.width / 2) * Double(frame.width)
-                let cy = (viewport.y + viewport.height / 2) * Double(frame.height)
-                let started = ContinuousClock.now
-                let symbols = decoder.decode(frame, viewport: viewport).sortedByDistance(toX: cx, y: cy)
-                let seconds = (ContinuousClock.now - started).milliseconds / 1000
-                await self?.frameDecoded(session: session, symbols: symbols, seconds: seconds)
-            }
-        }
+    // MARK: - Children
+
+    private func input(_ input: LoopInput) {
+        let before = loop.nextDeadline
+        loop.handle(input, now: elapsed())
+        if loop.nextDeadline != before { wakeup.fire() }
     }
 
-    private func frameDecoded(session: Int, symbols: [Symbol], seconds: Double) {
-        framesDecoded += 1
-        lastProgress = elapsed()
-        decodeSeconds += seconds
-        if !symbols.isEmpty, onEvent != nil {
-            let located = symbols.map { s in
-                "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
-            }
-            event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
-        }
-        handle(.decoded(session: session, symbols: symbols))
+    private func fireDue() -> Duration? {
+        loop.fireDue(now: elapsed())
+        return loop.nextDeadline
     }
 
-    private func captureFailed(_ error: Error, session: Int) {
-        guard machine.phase == .scanning(session: session) else { return }
-        logger.error("camera \(hardware.camera.name): \(error)")
-        cameraLost(error, attempt: 0)
-    }
-
-    // MARK: - Patterns
-
-    /// Plays `pattern` on `line` (repeating if it repeats), then calls `done` on the runtime.
-    private func play(_ line: (any OutputLine)?, role: String, _ pattern: Pattern,
-                      done: (@Sendable (isolated KioskRuntime) async -> Void)? = nil) {
-        guard let line else { flashing = false; return }
-        players[role]?.cancel()
+    /// Sleeps until the loop's next deadline (or until it changes), then fires what is due.
+    private func runTimers() async {
         let clock = self.clock
-        let logger = self.logger
-        players[role] = Task { [weak self] in
-            repeat {
-                for step in pattern.steps {
-                    if Task.isCancelled { return }
-                    do { try line.set(step.value) } catch { logger.error("\(role): \(error)"); return }
-                    if step.duration > .zero {
-                        do { try await clock.sleep(for: step.duration) } catch { return }
+        while !Task.isCancelled {
+            let next = fireDue()
+            let wait = next.map { max(.zero, $0 - elapsed()) }
+            await wakeup.wait(for: wait, on: clock)
+        }
+    }
+
+    /// Frames of the session being served, decoded on the decode thread, as inputs.
+    private func captureFrames(_ camera: any FrameSource) async {
+        var failed: Int?
+        while let session = await capture.next(after: failed) {
+            failed = nil
+            let frame: GrayFrame
+            do { frame = try await camera.nextFrame() } catch {
+                if Task.isCancelled { return }
+                guard capture.current == session else { continue } // stopped meanwhile
+                failed = session
+                input(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"))
+                continue
+            }
+            guard capture.current == session else { continue }
+            let tuning = loop.tuning
+            let (symbols, seconds) = await decodeWorker.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
+            input(.decoded(session: session, symbols: symbols, seconds: seconds))
+        }
+    }
+
+    private func serveHost(_ port: any SerialPort, version: String,
+                           applySet: @Sendable (String, String) async -> String?) async {
+        var lines = LineAssembler()
+        for await chunk in port.received() {
+            for item in lines.feed(chunk) {
+                let answer: String
+                switch item {
+                case .tooLong: answer = "ERR line too long (at most \(HostCommand.maxLength) bytes)"
+                case .line(let text):
+                    switch Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(text) }) {
+                    case .failure(let error): answer = "ERR " + error.message
+                    case .success(.set(let key, let value)):
+                        if let problem = await applySet(key, value) { answer = "ERR SET \(key): \(problem)" } else { answer = "OK SET \(key)" }
+                    case .success(.version): answer = "OK VERSION scand \(version)"
+                    case .success(let command): answer = self.answer(command)
                     }
                 }
-            } while pattern.repeats && !Task.isCancelled
-            if let done, !Task.isCancelled, let self { await done(self) }
+                reply(answer, on: port)
+            }
         }
     }
 
-    /// The good-read flash is over: the status LED shows the current indication again.
-    private func flashEnded() {
-        flashing = false
-        guard !stopped else { return }
-        play(hardware.statusLED, role: "status_led", statusPattern)
+    private func answer(_ command: HostCommand) -> String {
+        let before = loop.nextDeadline
+        defer { if loop.nextDeadline != before { wakeup.fire() } }
+        return loop.answer(command, now: elapsed()) ?? "ERR \(command) is not answered here"
     }
 
-    // MARK: - Mapping
-
-    static func cameraState(_ error: Error) -> CameraState {
-        guard let e = error as? HardwareError else { return .unavailable(reason: "\(error)") }
-        switch e.kind {
-        case .busy: return .inUse
-        case .permissionDenied: return .permissionDenied
-        case .disconnected: return .disconnected
-        case .notFound: return .unavailable(reason: "\(e.device) not found")
-        default: return .unavailable(reason: e.description)
+    /// Answers are written here, in the actor, like results: they never interleave.
+    private func reply(_ answer: String, on port: any SerialPort) {
+        do { try port.write(Array((answer + "\r\n").utf8)) } catch {
+            logger.warning("answer to the host not written: \(error)")
         }
     }
 
-    static func name(_ phase: KioskMachine.Phase) -> String {
-        switch phase {
-        case .idle: return "idle"
-        case .scanning: return "scanning"
-        case .awaitingConfirmation: return "awaiting-confirmation"
-        case .stopped: return "stopped"
-        }
+    static func elapsedTime<C: Clock>(on clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     /// The swift-log level for a config log level.
-    public static func level(_ level: LogLevel) -> Logger.Level {
-        switch level {
-        case .debug: return .debug
-        case .info: return .info
-        case .notice: return .notice
-        case .warning: return .warning
-        case .error: return .error
+    public static func level(_ level: LogLevel) -> Logger.Level { KioskLoop.level(level) }
+}
+
+/// Which session the capture child serves; it waits here while there is none.
+final class CaptureControl: Sendable {
+    private struct State {
+        var session: Int?
+        var waiter: CheckedContinuation<Int?, Never>?
+        var waitingAfter: Int?
+        var closed = false
+    }
+    private let state = Mutex(State())
+
+    var current: Int? { state.withLock { $0.session } }
+
+    /// Serves `session` (nil: none).
+    func serve(_ session: Int?) {
+        let resume: (CheckedContinuation<Int?, Never>, Int)? = state.withLock { s in
+            s.session = session
+            guard let session, session != s.waitingAfter, let w = s.waiter else { return nil }
+            s.waiter = nil
+            return (w, session)
+        }
+        if let (w, session) = resume { w.resume(returning: session) }
+    }
+
+    /// The session to serve, other than `failed` (a session whose capture failed waits for the
+    /// next); nil when the task is cancelled.
+    func next(after failed: Int?) async -> Int? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Int?, Never>) in
+                let now: Int?? = state.withLock { s in
+                    if Task.isCancelled || s.closed { return .some(nil) }
+                    if let session = s.session, session != failed { return .some(session) }
+                    s.waiter = c
+                    s.waitingAfter = failed
+                    return .none
+                }
+                if let now { c.resume(returning: now) }
+            }
+        } onCancel: {
+            let w = state.withLock { s -> CheckedContinuation<Int?, Never>? in
+                s.closed = true
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            w?.resume(returning: nil)
+        }
+    }
+}
+
+/// A wake-up call that is never lost: `fire()` before `wait` makes the next `wait` return at once.
+final class Wakeup: Sendable {
+    private struct State { var pending = false; var waiter: CheckedContinuation<Void, Never>? }
+    private let state = Mutex(State())
+
+    func fire() {
+        let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard let w = s.waiter else { s.pending = true; return nil }
+            s.waiter = nil
+            return w
+        }
+        w?.resume()
+    }
+
+    /// Waits for `fire()` or cancellation.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.pending || Task.isCancelled { s.pending = false; return true }
+                    s.waiter = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            let w = state.withLock { s -> CheckedContinuation<Void, Never>? in defer { s.waiter = nil }; return s.waiter }
+            w?.resume()
+        }
+    }
+
+    /// Waits for `fire()`, cancellation, or `timeout` on `clock` (nil: no timeout).
+    func wait(for timeout: Duration?, on clock: any Clock<Duration>) async {
+        guard let timeout else { return await wait() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait() }
+            group.addTask { try? await clock.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
         }
     }
 }

@@ -6,12 +6,14 @@ import Glibc
 
 /// A real pseudo-terminal pair: the host end (`hostPath`, a `/dev/pts/N` any terminal program
 /// opens) and scand's end, which this type owns and uses as a `SerialPort`.
-public final class PseudoTerminal: SerialPort, @unchecked Sendable {
+public final class PseudoTerminal: SerialPort, Sendable {
     public let name: String
     /// The path of the other end, for a host program (`picocom`, `cat`, a test).
     public let hostPath: String
-    private var fd: Int32
-    private var hostFD: Int32
+    private let fd: Descriptor
+    private let hostFD: Descriptor
+    /// Held for a whole write: writes never interleave.
+    private let writing = Mutex(())
 
     public init() throws {
         var master: Int32 = -1, slave: Int32 = -1
@@ -22,11 +24,11 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
         tcgetattr(slave, &raw)
         cfmakeraw(&raw)
         tcsetattr(slave, TCSANOW, &raw)
-        fd = master
-        hostFD = slave // held open so that writes never fail with EIO while no host has opened it
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
         hostPath = ttyname(slave).map { String(cString: $0) } ?? "/dev/pts/?"
         name = "pty \(hostPath)"
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        fd = Descriptor(master)
+        hostFD = Descriptor(slave) // held open so that writes never fail with EIO while no host has opened it
     }
 
     deinit { hangUp() }
@@ -34,24 +36,29 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
     /// Closes scand's end: the host end hangs up, as when a USB-serial adapter is unplugged
     /// (its writes then fail with EIO and the path goes away).
     public func hangUp() {
-        if fd >= 0 { Glibc.close(fd); fd = -1 }
-        if hostFD >= 0 { Glibc.close(hostFD); hostFD = -1 }
+        fd.close()
+        hostFD.close()
     }
 
     /// Bytes the host end writes: read from scand's end on a thread blocked in poll(2).
     public func received() -> AsyncStream<[UInt8]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let fd = self.fd
+        let descriptor = self.fd
         let ended = Atomic<Bool>(false)
         continuation.onTermination = { _ in ended.store(true, ordering: .relaxed) }
         spawnThread {
             var buffer = [UInt8](repeating: 0, count: 512)
-            while !ended.load(ordering: .relaxed) {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if Glibc.poll(&p, 1, 200) < 0 && errno != EINTR { break }
-                guard p.revents & Int16(POLLIN) != 0 else { continue }
-                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if n > 0 { continuation.yield(Array(buffer[0..<n])) } else if n == 0 { break }
+            reading: while !ended.load(ordering: .relaxed) {
+                // Borrowed for one poll and read: a hang-up closes it in between, never under them.
+                let more = descriptor.use { fd -> Bool in
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    if Glibc.poll(&p, 1, 200) < 0 && errno != EINTR { return false }
+                    guard p.revents & Int16(POLLIN) != 0 else { return true }
+                    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                    if n > 0 { continuation.yield(Array(buffer[0..<n])) }
+                    return n != 0
+                }
+                if more != true { break reading }
             }
             continuation.finish()
         }
@@ -60,24 +67,34 @@ public final class PseudoTerminal: SerialPort, @unchecked Sendable {
 
     /// What the host end has written so far (non-blocking; empty when nothing came).
     public func readFromHost() -> [UInt8] {
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { out += buffer[0..<n] } else if n < 0 && errno == EINTR { continue } else { break }
-        }
-        return out
+        fd.use { fd in
+            var out: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n > 0 { out += buffer[0..<n] } else if n < 0 && errno == EINTR { continue } else { break }
+            }
+            return out
+        } ?? []
     }
 
     public func write(_ bytes: [UInt8]) throws {
-        var rest = bytes[...]
-        while !rest.isEmpty {
-            let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: name, errno: errno)
+        let name = self.name
+        try writing.withLock { _ throws(HardwareError) in
+            let written: Void? = try fd.use { fd throws(HardwareError) in
+                var rest = bytes[...]
+                while !rest.isEmpty {
+                    let n = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: name, errno: errno)
+                    }
+                    rest = rest.dropFirst(n)
+                }
             }
-            rest = rest.dropFirst(n)
+            if written == nil {
+                throw HardwareError(.disconnected, operation: "write", device: name, errno: EIO, hint: "the pty was hung up")
+            }
         }
     }
 }

@@ -16,6 +16,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     private let repeatEach: Int
     private let period: Duration
     private let clock: C
+    private let trace: Trace?
     private struct State {
         var condition = Condition.present
         var open = false
@@ -32,9 +33,11 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     private let state = Mutex(State())
 
     /// A camera playing `frames` at `fps`, each for `repeatEach` frames.
-    public init(name: String = "simulated-camera", frames: [GrayFrame], fps: Int, repeatEach: Int = 1, clock: C) {
+    /// `trace` records `camera open`, `camera start`, ... when given.
+    public init(name: String = "simulated-camera", frames: [GrayFrame], fps: Int, repeatEach: Int = 1, clock: C, trace: Trace? = nil) {
         precondition(!frames.isEmpty, "a simulated camera needs at least one frame")
         self.name = name
+        self.trace = trace
         self.frames = frames
         self.repeatEach = max(1, repeatEach)
         self.period = .nanoseconds(1_000_000_000 / max(fps, 1))
@@ -42,7 +45,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
 
     /// A camera playing image files; a folder stands for its PNG, JPEG and PGM files in name order.
-    public convenience init(name: String = "simulated-camera", images: [String], fps: Int, repeatEach: Int = 1, clock: C) throws {
+    public convenience init(name: String = "simulated-camera", images: [String], fps: Int, repeatEach: Int = 1, clock: C,
+                            trace: Trace? = nil) throws {
         var frames: [GrayFrame] = []
         for path in try Self.expand(images) {
             do { frames.append(try ImageFile.load(path)) } catch {
@@ -52,7 +56,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         guard !frames.isEmpty else {
             throw HardwareError(.notFound, operation: "load images", device: images.joined(separator: ","), hint: "no PNG, JPEG or PGM files")
         }
-        self.init(name: name, frames: frames, fps: fps, repeatEach: repeatEach, clock: clock)
+        self.init(name: name, frames: frames, fps: fps, repeatEach: repeatEach, clock: clock, trace: trace)
     }
 
     static func expand(_ paths: [String]) throws -> [String] {
@@ -83,10 +87,15 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     public func forbid() { state.withLock { $0.condition = .forbidden; $0.open = false } }
     public var isStreaming: Bool { state.withLock { $0.streaming } }
     public var framesDelivered: Int { state.withLock { $0.delivered } }
+    /// When the next frame is due, while streaming.
+    public var nextFrameDue: C.Instant? { state.withLock { $0.streaming ? $0.nextDue : nil } }
+    /// The time between frames.
+    public var framePeriod: Duration { period }
 
     // MARK: FrameSource
 
     public func open() throws {
+        trace?.record("camera open")
         let condition = state.withLock { s -> Condition in
             if s.condition == .present { s.open = true }
             return s.condition
@@ -100,9 +109,21 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         }
     }
 
-    public func close() { state.withLock { $0.open = false; $0.streaming = false } }
+    public func close() {
+        state.withLock { $0.open = false; $0.streaming = false }
+        trace?.record("camera close")
+    }
+
+    public func check() throws {
+        let condition = state.withLock { $0.condition }
+        switch condition {
+        case .unplugged: throw HardwareError(.disconnected, operation: "VIDIOC_QUERYCAP", device: name, errno: ENODEV)
+        case .present, .busy, .forbidden: return // a held device is still there
+        }
+    }
 
     public func startCapture() throws {
+        trace?.record("camera start")
         let condition = state.withLock { s -> Condition? in
             guard s.open, s.condition == .present else { return s.condition == .present ? .unplugged : s.condition }
             s.streaming = true
@@ -122,6 +143,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
 
     public func stopCapture() {
+        trace?.record("camera stop")
         let now = clock.now
         state.withLock { s in
             if s.streaming { s.stoppedAt = now }
@@ -148,7 +170,13 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
             defer { state.withLock { $0.waitingFor = nil } }
             try await clock.sleep(until: due, tolerance: nil)
         }
-        return try state.withLock { s in
+        return try takeFrame()
+    }
+
+    /// The frame due now, without waiting (the newest: frames whose time passed are dropped).
+    /// Throws `.disconnected` when not streaming. For drivers of virtual time.
+    public func takeFrame() throws -> GrayFrame {
+        try state.withLock { s in
             guard s.streaming, s.condition == .present else {
                 throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)
             }

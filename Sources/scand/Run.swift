@@ -5,6 +5,7 @@ import ScanConfig
 import ScanCore
 import ScanRuntime
 import ScanHardware
+import ServiceLifecycle
 import SimulatedHardware
 #if canImport(Glibc)
 import Glibc
@@ -97,9 +98,8 @@ struct Run: AsyncParsableCommand {
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
         Glibc.signal(SIGPIPE, SIG_IGN)
+        // SIGTERM and SIGINT: graceful shutdown through the service group; SIGHUP: reload.
         let signals = SignalHandlers()
-        signals.on(SIGTERM) { Task { await runtime.stop() } }
-        signals.on(SIGINT) { Task { await runtime.stop() } }
         signals.on(SIGHUP) {
             Task {
                 SystemdNotifier.fromProcess().notify("RELOADING=1")
@@ -107,9 +107,10 @@ struct Run: AsyncParsableCommand {
                 SystemdNotifier.fromProcess().notify("READY=1")
             }
         }
+        var presser: Task<Void, Error>?
         if let button = board.simulatedButton {
             if let pressEvery {
-                Task {
+                presser = Task {
                     while !Task.isCancelled {
                         try await Task.sleep(for: .milliseconds(Int(pressEvery * 1000)))
                         button.click()
@@ -136,8 +137,11 @@ struct Run: AsyncParsableCommand {
                 if now != lastCamera { systemd.notify("STATUS=camera \(now.name)"); lastCamera = now }
             }
         }
-        await runtime.run()
+        let services = ServiceGroup(configuration: .init(
+            services: [.init(service: runtime)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do { try await services.run() } catch { logger.error("kiosk service: \(error)") }
         watchdog.cancel()
+        presser?.cancel()
         withExtendedLifetime((eventsLock, board.stateLock)) {}
         systemd.notify("STOPPING=1")
         if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }

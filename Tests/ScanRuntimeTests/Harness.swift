@@ -8,115 +8,95 @@ import ScanHardware
 import ScanRuntime
 import SimulatedHardware
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// A kiosk on simulated hardware with a manual clock, a real pty for the serial output and an
-/// in-memory log.
-final class Harness: @unchecked Sendable {
+/// A kiosk on simulated hardware in virtual time: the `KioskLoop` driven step by step with a
+/// manual clock. Frames come from the simulated camera at their due times and are decoded at
+/// once; every change of torch, buzzer, LED, camera and serial port lands in one timed trace.
+/// Nothing waits for real time: after each call the kiosk is where it will stay.
+final class Harness {
     let clock = ManualClock()
-    let trace = Trace()
+    let trace: Trace
     let camera: SimulatedCamera<ManualClock>
-    let button = SimulatedButton()
-    let pty: PseudoTerminal
-    let hostFD: Int32
+    let serial: SimulatedSerialPort
     let logs = InMemoryLogHandler()
-    let runtime: KioskRuntime
-    private var runTask: Task<Void, Never>?
+    let loop: KioskLoop
+    private(set) lazy var button = VirtualButton(self)
 
     init(images: [String] = ["qr.png"], settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
          sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
-         outputs: ((PseudoTerminal) throws -> [any ResultOutput])? = nil) throws {
-        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: clock)
-        pty = try PseudoTerminal()
-        hostFD = open(pty.hostPath, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+         outputs: ((SimulatedSerialPort) throws -> [any ResultOutput])? = nil,
+         torchLine: ((Trace) -> any OutputLine)? = nil) throws {
+        let clock = self.clock
+        trace = Trace(now: { clock.now.offset })
+        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: clock, trace: trace)
+        serial = SimulatedSerialPort(name: "serial", trace: trace)
         var s = KioskSettings()
         s.hasTorch = torch
         s.sessionTimeout = .seconds(5)
         settings(&s)
-        let hardware = KioskHardware(
-            camera: camera, button: button, torch: torch ? SimulatedLine(name: "torch", trace: trace) : nil,
-            buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace))
+        let torchOutput: (any OutputLine)? = torch ? (torchLine?(trace) ?? SimulatedLine(name: "torch", trace: trace)) : nil
+        let hardware = KioskHardware(camera: camera, button: nil, torch: torchOutput,
+                                     buzzer: SimulatedLine(name: "buzzer", trace: trace),
+                                     statusLED: SimulatedLine(name: "status_led", trace: trace))
         let logs = self.logs
-        runtime = KioskRuntime(
-            hardware: hardware, tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
-            outputs: try outputs?(pty) ?? [SerialOutput(port: pty), LogOutput(logger: Logger(label: "test") { _ in logs })], clock: clock,
+        loop = KioskLoop(
+            hardware: hardware,
+            tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
+            outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
             logger: Logger(label: "test") { _ in logs }, onEvent: onEvent)
     }
 
-    deinit { close(hostFD) }
+    var now: Duration { clock.now.offset }
+    var status: KioskStatus { loop.status }
 
-    /// Types a line at the host end of the serial pty.
-    func hostSends(_ line: String) {
-        let fd = open(pty.hostPath, O_WRONLY | O_NOCTTY)
-        defer { close(fd) }
-        _ = Array(line.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-    }
+    func start() { loop.start(now: now) }
+    func stop() { loop.stop(now: now) }
+    func send(_ event: KioskEvent) { loop.handle(.kiosk(event), now: now) }
 
-    /// Starts the runtime and waits until it has looked at the camera.
-    func start() async throws {
-        let runtime = self.runtime
-        runTask = Task { await runtime.run() }
-        try await until("camera state known") { await runtime.status.camera != .starting }
-    }
-
-    func stop() async {
-        await runtime.stop()
-        await runTask?.value
-    }
-
-    /// Waits (bounded: 15 s of real time, generous for a loaded CI machine running the suites
-    /// in parallel) until `condition` holds.
-    func until(_ what: String, _ condition: @Sendable () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if await condition() { return }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        Issue.record("timed out waiting for: \(what); trace: \(trace.all)")
-        throw CancellationError()
-    }
-
-    /// Advances the manual clock in frame-sized steps, letting tasks run in between.
-    func advance(_ total: Duration, step: Duration = .milliseconds(34)) async throws {
-        var left = total
-        while left > .zero {
-            let d = min(step, left)
-            clock.advance(by: d)
-            left -= d
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
-    /// Advances the clock step by step (at most `limit` in all) until `condition` holds: for
-    /// timed patterns whose tasks may lag a step behind the clock.
-    func advance(until what: String, limit: Duration = .seconds(3), step: Duration = .milliseconds(20),
-                 _ condition: @Sendable () async -> Bool) async throws {
-        var spent = Duration.zero
-        while !(await condition()) {
-            guard spent < limit else {
-                Issue.record("clock advanced \(limit) without: \(what); trace: \(trace.all)")
-                throw CancellationError()
-            }
-            try await advance(step, step: step)
-            spent += step
-        }
-    }
-
-    var status: KioskStatus { get async { await runtime.status } }
-
-    private var receivedSoFar: [UInt8] = []
-
-    /// Everything the host end of the serial pty has received so far.
-    func hostReceived() -> String {
-        var out: [UInt8] = []
-        defer { receivedSoFar += out }
-        var buffer = [UInt8](repeating: 0, count: 4096)
+    /// Moves virtual time forward by `total`: timers and pattern steps fire at their deadlines,
+    /// and each frame the camera delivers while capture runs is decoded at its due time.
+    func advance(_ total: Duration) {
+        let end = now + total
         while true {
-            let n = buffer.withUnsafeMutableBytes { read(hostFD, $0.baseAddress, $0.count) }
-            if n > 0 { out += buffer[0..<n] } else { break }
+            let frameDue: Duration? = loop.capturing == nil ? nil : (camera.nextFrameDue?.offset ?? now)
+            guard let next = [loop.nextDeadline, frameDue].compactMap({ $0 }).min(), next <= end else { break }
+            if next > now { clock.advance(by: next - now) }
+            loop.fireDue(now: now)
+            if let session = loop.capturing, (camera.nextFrameDue?.offset ?? now) <= now {
+                do {
+                    let frame = try camera.takeFrame()
+                    let (symbols, _) = DecodeWorker.decodeNow(frame, decoder: loop.tuning.decoder, viewport: loop.tuning.viewport)
+                    loop.handle(.decoded(session: session, symbols: symbols, seconds: 0), now: now)
+                } catch {
+                    loop.handle(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"), now: now)
+                }
+            }
         }
-        return String(decoding: receivedSoFar + out, as: UTF8.self)
+        if end > now { clock.advance(by: end - now) }
+        loop.fireDue(now: now)
     }
+
+    /// The serial bytes so far, as text.
+    func hostReceived() -> String { serial.text }
+
+    /// The timed trace of the lines whose names start with one of `devices`, from `since` (ms).
+    func timeline(_ devices: String..., since: Int = 0) -> [String] {
+        trace.timeline.filter { entry in
+            let parts = entry.split(separator: " ", maxSplits: 1)
+            guard let t = Int(parts[0]), t >= since, parts.count == 2 else { return false }
+            return devices.isEmpty || devices.contains { parts[1].hasPrefix($0 + " ") }
+        }
+    }
+
+    /// Whether a log message contains `text`.
+    func logged(_ text: String) -> Bool { logs.entries.contains { $0.message.description.contains(text) } }
+}
+
+/// The button of a `Harness`: each call is handled before it returns.
+struct VirtualButton {
+    let h: Harness
+    init(_ h: Harness) { self.h = h }
+    func press() { h.send(.buttonPressed) }
+    func release() { h.send(.buttonReleased) }
+    func click() { press(); release() }
 }

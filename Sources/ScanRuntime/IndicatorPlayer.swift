@@ -1,0 +1,124 @@
+import ScanCore
+import ScanHardware
+
+/// Plays feedback and status patterns on the buzzer and the status LED. Pure: it says which
+/// line goes to which level, and when it next wants to be asked (`nextDeadline`); time is an
+/// input. The LED shows the status pattern; a feedback flash (the good-read animation) plays
+/// over it and the status pattern comes back when the flash is over.
+public struct IndicatorPlayer: Sendable {
+    public enum Channel: String, Sendable, CaseIterable { case buzzer, statusLED = "status_led" }
+
+    public struct Change: Equatable, Sendable {
+        public var channel: Channel
+        public var value: LineValue
+        public init(_ channel: Channel, _ value: LineValue) { self.channel = channel; self.value = value }
+    }
+
+    private struct Playing: Sendable {
+        var pattern: Pattern
+        var step: Int
+        /// When the current step ends; nil while a step holds until something else plays.
+        var ends: Duration?
+    }
+
+    public let patterns: FeedbackPatterns
+    private var playing: [Channel: Playing] = [:]
+    /// The LED's status pattern, shown whenever no flash plays.
+    private var status = Pattern.steady(.inactive)
+    private var flashing = false
+
+    public init(patterns: FeedbackPatterns) { self.patterns = patterns }
+
+    /// The status indication now shown (or shown again after a flash).
+    public private(set) var indication: StatusIndication?
+
+    /// When the next step is due, if any pattern is timed.
+    public var nextDeadline: Duration? { playing.values.compactMap(\.ends).min() }
+
+    /// The one-shot feedback: its beep, and its LED flash over the status pattern.
+    public mutating func feedback(_ feedback: Feedback, now: Duration) -> [Change] {
+        var changes: [Change] = []
+        if let p = patterns.buzzer[feedback] { changes += start(.buzzer, p, now: now) }
+        if let p = patterns.ledFlash[feedback] {
+            flashing = true
+            changes += start(.statusLED, p, now: now)
+        }
+        return changes
+    }
+
+    /// The LED's steady indication; a running flash finishes first.
+    public mutating func indicate(_ indication: StatusIndication, now: Duration) -> [Change] {
+        self.indication = indication
+        status = patterns.status[indication] ?? .steady(.inactive)
+        return flashing ? [] : start(.statusLED, status, now: now)
+    }
+
+    /// The steps that are due by `now`, in time order.
+    public mutating func advance(to now: Duration) -> [Change] {
+        var changes: [Change] = []
+        while let (channel, due) = playing.compactMap({ c, p in p.ends.map { (c, $0) } }).min(by: { $0.1 < $1.1 }), due <= now {
+            changes += next(channel, at: due)
+        }
+        return changes
+    }
+
+    /// Everything off (shutdown).
+    public mutating func stop() -> [Change] {
+        playing = [:]
+        flashing = false
+        return Channel.allCases.map { Change($0, .inactive) }
+    }
+
+    // MARK: - Steps
+
+    private mutating func start(_ channel: Channel, _ pattern: Pattern, now: Duration) -> [Change] {
+        playing[channel] = Playing(pattern: pattern, step: 0, ends: nil)
+        return enter(channel, at: now)
+    }
+
+    /// Sets the level of the current step; zero-length steps other than a final hold pass at once.
+    private mutating func enter(_ channel: Channel, at now: Duration) -> [Change] {
+        var changes: [Change] = []
+        while var p = playing[channel] {
+            let step = p.pattern.steps[p.step]
+            changes.append(Change(channel, step.value))
+            if step.duration > .zero {
+                p.ends = now + step.duration
+                playing[channel] = p
+                return changes
+            }
+            if p.step + 1 < p.pattern.steps.count {
+                p.step += 1
+                playing[channel] = p
+                continue
+            }
+            // A final zero-length step holds its level (a steady light) or ends a one-shot.
+            p.ends = nil
+            playing[channel] = p
+            if !p.pattern.repeats { changes += finished(channel, at: now) }
+            return changes
+        }
+        return changes
+    }
+
+    private mutating func next(_ channel: Channel, at now: Duration) -> [Change] {
+        guard var p = playing[channel] else { return [] }
+        p.step += 1
+        if p.step >= p.pattern.steps.count {
+            guard p.pattern.repeats else {
+                p.ends = nil
+                playing[channel] = p
+                return finished(channel, at: now)
+            }
+            p.step = 0
+        }
+        playing[channel] = p
+        return enter(channel, at: now)
+    }
+
+    private mutating func finished(_ channel: Channel, at now: Duration) -> [Change] {
+        guard channel == .statusLED, flashing else { return [] }
+        flashing = false
+        return start(.statusLED, status, now: now)
+    }
+}

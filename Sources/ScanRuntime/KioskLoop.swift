@@ -1,0 +1,396 @@
+import Decoding
+import Logging
+import ScanCore
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What reaches the kiosk loop from its children (button, capture, host link) and from outside.
+public enum LoopInput: Sendable, Equatable {
+    case kiosk(KioskEvent)
+    /// A frame of `session` was decoded (on the decode thread) in `seconds`.
+    case decoded(session: Int, symbols: [Symbol], seconds: Double)
+    /// Capture for `session` failed: the camera is in `state`; `message` is for the log.
+    case captureFailed(session: Int, state: CameraState, message: String)
+}
+
+/// The kiosk's decisions and their execution, one step at a time: the `KioskMachine`, the
+/// `CameraSupervisor` and the `IndicatorPlayer` fed with inputs and timers, their effects carried
+/// out on the hardware and the outputs. It has no threads and never reads a clock: every call
+/// takes `now` (time since start), and `nextDeadline` says when it next wants `fireDue`. The
+/// runtime calls it from one place at a time; tests drive it in virtual time.
+///
+/// Effects of a step are carried out against the state they were computed for: what a hardware
+/// call reports back (a camera that fails to stream, a torch that cannot be driven) is queued and
+/// handled after the step, never in its middle.
+public final class KioskLoop {
+    public private(set) var machine: KioskMachine
+    private var supervisor = CameraSupervisor()
+    private var player: IndicatorPlayer
+    let hardware: KioskHardware
+    public private(set) var tuning: KioskTuning
+    let outputs: [any ResultOutput]
+    let logger: Logger
+    let onEvent: (@Sendable (String) -> Void)?
+    let onStatus: (@Sendable (KioskStatus) -> Void)?
+    /// Told which session the capture child should serve (nil: none).
+    var onCapture: ((Int?) -> Void)?
+
+    enum Timer: Hashable { case kiosk(KioskTimer), camera(CameraSupervisor.Timer), outputRetry }
+    private var deadlines: [Timer: Duration] = [:]
+    private var queue: [Step] = []
+    private enum Step { case kiosk(KioskEvent), camera(CameraSupervisor.Input), loop(LoopInput) }
+    private var now = Duration.zero
+    private var changed = false
+    private var stopped = false
+
+    /// The session whose frames are wanted, if capture runs.
+    public private(set) var capturing: Int?
+    private var framesDecoded = 0
+    private var decodeSeconds = 0.0
+    /// When capture last made progress (started, or a frame decoded).
+    private var lastProgress = Duration.zero
+    /// What went wrong in the current step's hardware calls (for host answers).
+    private var failures: [String] = []
+
+    public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput], logger: Logger,
+                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1,
+                onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
+        var settings = tuning.settings
+        settings.sameSymbolTimeout = tuning.sameSymbolTimeout
+        machine = KioskMachine(settings: settings, firstSequence: firstSequence)
+        player = IndicatorPlayer(patterns: patterns)
+        self.hardware = hardware
+        self.tuning = tuning
+        self.outputs = outputs
+        self.logger = logger
+        self.onStatus = onStatus
+        self.onEvent = onEvent
+    }
+
+    // MARK: - Driving
+
+    /// Outputs to their initial state, the camera opened; kept results go out first.
+    public func start(now: Duration) {
+        self.now = now
+        run([.kiosk(.started), .camera(.start)])
+        if outputs.contains(where: { $0.pendingCount > 0 }) { retryOutputs() }
+        finishStep()
+    }
+
+    /// Handles one input and everything it leads to.
+    public func handle(_ input: LoopInput, now: Duration) {
+        self.now = max(self.now, now)
+        run([.loop(input)])
+        finishStep()
+    }
+
+    /// Fires the timers and pattern steps due by `now`, in deadline order.
+    public func fireDue(now: Duration) {
+        self.now = max(self.now, now)
+        while !stopped {
+            let due = deadlines.filter { $0.value <= now }.min { $0.value < $1.value }
+            let step = player.nextDeadline.flatMap { $0 <= now ? $0 : nil }
+            if let step, due.map({ step <= $0.value }) ?? true {
+                apply(player.advance(to: step))
+                continue
+            }
+            guard let (timer, _) = due else { break }
+            deadlines[timer] = nil
+            switch timer {
+            case .kiosk(let t): run([.kiosk(.timerFired(t))])
+            case .camera(let t): run([.camera(.timerFired(t))])
+            case .outputRetry: retryOutputs()
+            }
+        }
+        finishStep()
+    }
+
+    /// When the loop next wants `fireDue`.
+    public var nextDeadline: Duration? {
+        guard !stopped else { return nil }
+        return [deadlines.values.min(), player.nextDeadline].compactMap { $0 }.min()
+    }
+
+    /// Graceful stop: capture off, torch, LED and buzzer off, camera closed. Nothing after it.
+    public func stop(now: Duration) {
+        guard !stopped else { return }
+        self.now = max(self.now, now)
+        run([.kiosk(.stopping), .camera(.stop)])
+        apply(player.stop())
+        deadlines = [:]
+        stopped = true
+        logger.notice("stopped")
+        finishStep()
+    }
+
+    public var isStopped: Bool { stopped }
+
+    /// Applies new settings, viewport and decoder (SIGHUP, `SET`). Hardware stays as it is.
+    public func reload(_ new: KioskTuning, now: Duration) {
+        tuning = new
+        var settings = new.settings
+        settings.sameSymbolTimeout = new.sameSymbolTimeout
+        handle(.kiosk(.settingsChanged(settings)), now: now)
+    }
+
+    /// The answer to a host command other than `SET` (which the runtime applies through the
+    /// config); nil for `SET`.
+    public func answer(_ command: HostCommand, now: Duration) -> String? {
+        self.now = max(self.now, now)
+        failures = []
+        switch command {
+        case .trigger: handle(.kiosk(.hostTrigger), now: now); return "OK TRIGGER"
+        case .stop: handle(.kiosk(.hostStop), now: now); return "OK STOP"
+        case .torch(let mode):
+            handle(.kiosk(.torchOverride(mode)), now: now)
+            let word = mode.map { $0.rawValue.uppercased() } ?? "AUTO"
+            if let failure = failures.first { return "ERR TORCH \(word): \(failure)" }
+            return "OK TORCH " + word
+        case .beep:
+            apply(player.feedback(.goodRead, now: now))
+            finishStep()
+            return "OK BEEP"
+        case .status: return "OK STATUS " + status.json
+        case .version: return nil
+        case .set: return nil
+        case .ack(let seq):
+            return outputs.map({ $0.acknowledge(seq) }).contains(true)
+                ? "OK ACK \(seq)" : "ERR ACK \(seq): no result \(seq) waits for an acknowledgement"
+        }
+    }
+
+    /// Whether capture made progress within `stall` (a hung decoder or camera does not).
+    public func isHealthy(now: Duration, stall: Duration) -> Bool {
+        guard case .scanning = machine.phase, capturing != nil else { return true }
+        return now - lastProgress < stall
+    }
+
+    /// The kiosk now.
+    public var status: KioskStatus {
+        KioskStatus(camera: machine.camera, torch: machine.torch, phase: Self.name(machine.phase),
+                    metrics: machine.metrics, framesDecoded: framesDecoded,
+                    framesDropped: hardware.camera.droppedFrames, cameraReconnects: supervisor.reconnects,
+                    decodeSeconds: decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,
+                    pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
+                    outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts })
+    }
+
+    // MARK: - Steps
+
+    private func run(_ steps: [Step]) {
+        queue += steps
+        while !queue.isEmpty, !stopped {
+            switch queue.removeFirst() {
+            case .kiosk(let event):
+                let effects = machine.handle(event)
+                if !effects.isEmpty { changed = true }
+                for effect in effects { perform(effect) }
+            case .camera(let input):
+                for effect in supervisor.handle(input) { perform(effect) }
+            case .loop(let input):
+                take(input)
+            }
+        }
+    }
+
+    private func finishStep() {
+        guard changed else { return }
+        changed = false
+        onStatus?(status)
+    }
+
+    private func take(_ input: LoopInput) {
+        switch input {
+        case .kiosk(let event):
+            queue.append(.kiosk(event))
+        case .decoded(let session, let symbols, let seconds):
+            guard capturing == session else { return }
+            framesDecoded += 1
+            decodeSeconds += seconds
+            lastProgress = now
+            if !symbols.isEmpty, onEvent != nil {
+                let located = symbols.map { s in
+                    "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
+                }
+                event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
+            }
+            queue.append(.kiosk(.decoded(session: session, symbols: symbols, at: now)))
+        case .captureFailed(let session, let state, let message):
+            guard capturing == session else { return }
+            logger.error("camera \(hardware.camera.name): \(message)")
+            queue.append(.camera(.failed(state)))
+        }
+    }
+
+    private func perform(_ effect: KioskEffect) {
+        switch effect {
+        case .setTorch(let on):
+            event("torch", ["state": JSONText.string(on ? "on" : "off")])
+            guard let torch = hardware.torch else { return }
+            do {
+                try torch.set(LineValue(on))
+                logger.info("torch \(on ? "on" : "off")")
+            } catch {
+                logger.error("torch: \(error)")
+                failures.append("\(error)")
+                queue.append(.kiosk(.torchFailed))
+            }
+        case .startCapture(let session):
+            event("scanning-started", ["session": "\(session)"])
+            lastProgress = now
+            do {
+                try hardware.camera.startCapture()
+                capturing = session
+                onCapture?(session)
+            } catch {
+                logger.error("camera \(hardware.camera.name): \(error)")
+                queue.append(.camera(.failed(Self.cameraState(error))))
+            }
+        case .stopCapture:
+            event("scanning-stopped", [:])
+            endCapture()
+            hardware.camera.stopCapture()
+        case .feedback(let feedback):
+            logger.info("feedback \(feedback.rawValue)")
+            apply(player.feedback(feedback, now: now))
+        case .indicate(let indication):
+            logger.info("status LED \(indication.rawValue)")
+            apply(player.indicate(indication, now: now))
+        case .deliver(let result):
+            deliver(result)
+        case .startTimer(let timer, let after):
+            deadlines[.kiosk(timer)] = now + after
+        case .cancelTimer(let timer):
+            deadlines[.kiosk(timer)] = nil
+        case .log(let level, let message):
+            logger.log(level: Self.level(level), "\(message)")
+        }
+    }
+
+    private func perform(_ effect: CameraSupervisor.Effect) {
+        switch effect {
+        case .open:
+            do {
+                try hardware.camera.open()
+                queue.append(.camera(.opened))
+            } catch {
+                logger.debug("camera: \(error)")
+                queue.append(.camera(.openFailed(Self.cameraState(error))))
+            }
+        case .close:
+            endCapture()
+            hardware.camera.close()
+        case .check:
+            do { try hardware.camera.check() } catch {
+                logger.error("camera \(hardware.camera.name): \(error)")
+                queue.append(.camera(.failed(Self.cameraState(error))))
+            }
+        case .startTimer(let timer, let after):
+            deadlines[.camera(timer)] = now + after
+        case .cancelTimer(let timer):
+            deadlines[.camera(timer)] = nil
+        case .changed(let state):
+            changed = true
+            event("camera", ["state": JSONText.string(state.name)])
+            queue.append(.kiosk(.cameraChanged(state)))
+        }
+    }
+
+    private func endCapture() {
+        guard capturing != nil else { return }
+        capturing = nil
+        onCapture?(nil)
+    }
+
+    private func apply(_ changes: [IndicatorPlayer.Change]) {
+        for change in changes {
+            let line = change.channel == .buzzer ? hardware.buzzer : hardware.statusLED
+            guard let line else { continue }
+            do { try line.set(change.value) } catch { logger.error("\(change.channel.rawValue): \(error)") }
+        }
+    }
+
+    // MARK: - Results
+
+    private func deliver(_ result: ScanResult) {
+        let s = result.symbol
+        event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                         "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
+        let millis = Self.unixMillis()
+        for output in outputs {
+            do { try output.deliver(result, unixMillis: millis) } catch {
+                logger.error("output \(output.name): \(error)")
+            }
+        }
+        scheduleRetry()
+    }
+
+    /// While any output keeps results, retries every second (quietly) until all are written.
+    private func scheduleRetry() {
+        guard deadlines[.outputRetry] == nil, outputs.contains(where: { $0.pendingCount > 0 }) else { return }
+        deadlines[.outputRetry] = now + .seconds(1)
+    }
+
+    private func retryOutputs() {
+        for output in outputs where output.pendingCount > 0 {
+            let before = output.pendingCount
+            do {
+                try output.retry()
+                if output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
+            } catch {
+                logger.debug("output \(output.name): retry failed: \(error)")
+            }
+        }
+        changed = true
+        scheduleRetry()
+    }
+
+    /// One JSON event for the event stream.
+    private func event(_ type: String, _ fields: [String: String]) {
+        guard let onEvent else { return }
+        let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
+        onEvent("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")
+    }
+
+    // MARK: - Mapping
+
+    static func unixMillis() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// The camera state a driver error means.
+    public static func cameraState(_ error: any Error) -> CameraState {
+        guard let e = error as? HardwareError else { return .unavailable(reason: "\(error)") }
+        switch e.kind {
+        case .busy: return .inUse
+        case .permissionDenied: return .permissionDenied
+        case .disconnected: return .disconnected
+        case .notFound: return .unavailable(reason: "\(e.device) not found")
+        default: return .unavailable(reason: e.description)
+        }
+    }
+
+    static func name(_ phase: KioskMachine.Phase) -> String {
+        switch phase {
+        case .idle: return "idle"
+        case .scanning: return "scanning"
+        case .awaitingConfirmation: return "awaiting-confirmation"
+        case .stopped: return "stopped"
+        }
+    }
+
+    /// The swift-log level for a config log level.
+    public static func level(_ level: LogLevel) -> Logger.Level {
+        switch level {
+        case .debug: return .debug
+        case .info: return .info
+        case .notice: return .notice
+        case .warning: return .warning
+        case .error: return .error
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Decoding
+import ImageLoading
+import Logging
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import SimulatedHardware
+import Synchronization
+import Testing
+
+/// The kiosk as the daemon runs it: `KioskRuntime.run()` with its children (button, capture with
+/// the decode thread, host link, timers) on simulated hardware and the real clock. Tests await
+/// what the runtime reports (events, serial writes); the bounds only end a test that hangs.
+final class ServiceKiosk: Sendable {
+    let trace = Trace()
+    let camera: SimulatedCamera<ContinuousClock>
+    let button = SimulatedButton()
+    let serial: SimulatedSerialPort
+    let runtime: KioskRuntime
+    private let events: AsyncStream<String>
+    private let runTask = Mutex<Task<Void, Never>?>(nil)
+    private let writes: Reader<[UInt8]>
+    private let eventIterator: Reader<String>
+
+    init(images: [String] = ["qr.png"]) throws {
+        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: ContinuousClock(), trace: trace)
+        serial = SimulatedSerialPort(name: "serial", trace: trace)
+        let (events, continuation) = AsyncStream.makeStream(of: String.self)
+        self.events = events
+        var settings = KioskSettings()
+        settings.sessionTimeout = .seconds(30)
+        runtime = KioskRuntime(
+            hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace),
+                                    buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace)),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: ZBarDecoder()),
+            outputs: [SerialOutput(port: serial)], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            onEvent: { continuation.yield($0) })
+        writes = Reader(serial.writes)
+        eventIterator = Reader(events)
+    }
+
+    /// Starts `run()` and waits for the camera to be open.
+    func start() async throws {
+        let runtime = self.runtime
+        runTask.withLock { $0 = Task { await runtime.run() } }
+        _ = try await event(containing: "\"camera\"")
+    }
+
+    /// Stops the runtime and waits for `run()` to return.
+    func stop() async throws {
+        await runtime.stop()
+        try await bounded("run() to return") { await self.runTask.withLock { $0 }?.value }
+    }
+
+    /// The next event whose line contains `text`.
+    func event(containing text: String) async throws -> String {
+        try await bounded("an event with \(text)") {
+            while let line = await self.eventIterator.next() { if line.contains(text) { return line } }
+            return ""
+        }
+    }
+
+    /// Sends `line` from the host and returns the answer line (without CR LF).
+    func ask(_ line: String) async throws -> String {
+        serial.hostSends(line + "\r\n")
+        return try await bounded("the answer to \(line.prefix(20))") {
+            var got: [UInt8] = []
+            while let chunk = await self.writes.next() {
+                got += chunk
+                if got.suffix(2) == [13, 10] { break }
+            }
+            return String(decoding: got.dropLast(2), as: UTF8.self)
+        }
+    }
+
+    /// Runs `body`, failing the test if it takes more than 20 s (a hang, not a speed limit).
+    func bounded<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
+            group.addTask { try? await Task.sleep(for: .seconds(20)); return nil }
+            let first = try await group.next()!
+            group.cancelAll()
+            guard let first else {
+                Issue.record("timed out waiting for \(what); trace: \(trace.all)")
+                throw CancellationError()
+            }
+            return first
+        }
+    }
+}
+
+/// One reader of a stream, used by one test at a time.
+final class Reader<T: Sendable>: @unchecked Sendable {
+    private var iterator: AsyncStream<T>.Iterator
+    init(_ stream: AsyncStream<T>) { iterator = stream.makeAsyncIterator() }
+    func next() async -> T? { await iterator.next() }
+}
