@@ -95,3 +95,46 @@ final class Reader<T: Sendable>: @unchecked Sendable {
     init(_ stream: AsyncStream<T>) { iterator = stream.makeAsyncIterator() }
     func next() async -> T? { await iterator.next() }
 }
+
+/// `KioskRuntime` as a service: its children, its end.
+@Suite struct KioskServiceTests {
+    /// A press on the button, a frame from the camera decoded on the decode thread, the result
+    /// on the serial port: the whole path of the daemon.
+    @Test func aPressIsReadThroughTheService() async throws {
+        let service = try ServiceKiosk()
+        try await service.start()
+        service.button.click()
+        let result = try await service.event(containing: "\"result\"")
+        #expect(result.contains("https://example.org/kiosk?id=42"))
+        #expect(service.serial.text == "https://example.org/kiosk?id=42\r\n")
+        try await service.stop()
+        #expect(service.trace.of("torch").last == "inactive")
+        #expect(service.trace.of("status_led").last == "inactive")
+        #expect(service.trace.of("camera").last == "close")
+    }
+
+    /// Issue 13, defect 4: `run()` after `stop()` (SIGTERM during start-up) reopened the camera
+    /// and waited forever.
+    @Test func runAfterStopReturnsAtOnceAndTouchesNothing() async throws {
+        let service = try ServiceKiosk()
+        await service.runtime.stop()
+        let runtime = service.runtime
+        try await service.bounded("run() after stop()") { await runtime.run() }
+        #expect(!service.trace.all.contains("camera open"))
+    }
+
+    /// Cancelling the task that runs `run()` ends it, with everything off.
+    @Test func cancellingTheRunTaskEndsIt() async throws {
+        let service = try ServiceKiosk()
+        let runtime = service.runtime
+        let task = Task { await runtime.run() }
+        _ = try await service.event(containing: "\"camera\"")
+        service.button.click()
+        _ = try await service.event(containing: "scanning-started")
+        task.cancel()
+        try await service.bounded("run() to end after cancellation") { await task.value }
+        #expect(service.trace.of("torch").last == "inactive")
+        #expect(service.trace.of("camera").last == "close")
+        #expect(await runtime.status.phase == "stopped")
+    }
+}
