@@ -6,6 +6,9 @@ import ScanHardware
 import ScanRuntime
 import SimulatedHardware
 import LinuxHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one composition root: drivers chosen and made from the config.
 struct Board {
@@ -19,9 +22,18 @@ struct Board {
     /// Held while the daemon runs: one daemon per outbox folder.
     var stateLock: StateLock?
 
+    /// The outbox folder, made (mode 0750) if it is not there; its parent must exist.
+    static func makeDirectory(_ path: String) throws {
+        if mkdir(path, 0o750) == 0 || errno == EEXIST { return }
+        let code = errno
+        throw HardwareError(HardwareError.kind(forErrno: code), operation: "mkdir", device: path, errno: code,
+                            hint: "the outbox folder (outbox.directory) cannot be made")
+    }
+
     static func make(_ config: ScandConfig, logger: Logger) throws -> Board {
         var outputs: [any ResultOutput] = []
         var lastSequence = 0
+        if let directory = config.outboxDirectory { try makeDirectory(directory) }
         let stateLock = try config.outboxDirectory.map { try StateLock(path: "\($0)/scand.lock") }
         func outbox(_ name: String) throws -> Outbox {
             let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,

@@ -30,6 +30,8 @@ struct CheckConfig: ParsableCommand {
                       + "formats in order: \(c.camera.formats.joined(separator: ", "))")
             }
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
+            print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy))" }
+                                 ?? "in memory only: results waiting for the host are lost on a restart"))
             print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {
             printError(error.description)

@@ -21,6 +21,7 @@ import Testing
         #expect(reference.lines["button"]?.activeLow == true && reference.lines["button"]?.bias == .pullUp)
         let demo = try ConfigLoader.load(path: Self.repo.appendingPathComponent("config/demo.toml").path)
         #expect(demo.hardware == .simulated && demo.serial.device == "simulated")
+        #expect(demo.outboxDirectory == "demo-state")
     }
 
     @Test func referenceConfigStatesTheBuiltInDefaults() throws {
@@ -28,6 +29,10 @@ import Testing
         var reference = try ConfigLoader.load(path: Self.repo.appendingPathComponent("config/scand.toml").path)
         reference.lines = [:]
         reference.kiosk.hasTorch = false
+        // Except where results wait: the shipped config keeps them in the state directory; a
+        // config that says nothing keeps them in memory (and check-config says so).
+        #expect(reference.outboxDirectory == "/var/lib/scand")
+        reference.outboxDirectory = nil
         var defaults = ScandConfig()
         defaults.kiosk.hasTorch = false
         #expect(reference == defaults)
