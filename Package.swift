@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
         .target(
             name: "LinuxHardware",
-            dependencies: ["ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]
+            dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]
         ),
         .target(
             name: "ScanRuntime",
@@ -72,7 +72,7 @@ let package = Package(
             dependencies: ["ScanRuntime", "SimulatedHardware", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanHardware", "SimulatedHardware", "CV4L2"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware"]),
     ],
     cxxLanguageStandard: .cxx17

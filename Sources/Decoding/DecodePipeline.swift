@@ -7,7 +7,7 @@ import ScanHardware
 /// symbology rules and returned nearest the viewport centre first.
 public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     /// The seed's quality levels: how many extra passes a frame may get.
-    public enum Quality: String, Sendable, CaseIterable { case fast, balanced, accurate }
+    public typealias Quality = DecodeQuality
 
     public let name: String
     public let supportedSymbologies: Set<Symbology>
@@ -20,15 +20,7 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     let thresholdEngines: [ZXingDecoder]
 
     /// The engines by name, in the order the config may give them.
-    public enum Engine: String, Sendable, CaseIterable {
-        case zxing, zbar
-        /// The symbologies the engine reads (ISBN counts where EAN-13 does).
-        public var supportedSymbologies: Set<Symbology> {
-            var set = self == .zxing ? ZXingDecoder.supported : ZBarDecoder.supported
-            if set.contains(.ean13) { set.formUnion([.isbn10, .isbn13]) }
-            return set
-        }
-    }
+    public typealias Engine = DecodingEngine
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
                 rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar]) {
@@ -200,5 +192,14 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
         let ta = a.text, tb = b.text
         return "0" + ta == tb || "0" + tb == ta || UPC.expandUPCE(ta).map { $0 == tb || "0" + $0 == tb } == true
             || UPC.expandUPCE(tb).map { $0 == ta || "0" + $0 == ta } == true
+    }
+}
+
+extension DecodingEngine {
+    /// The symbologies the engine reads (ISBN counts where EAN-13 does).
+    public var supportedSymbologies: Set<Symbology> {
+        var set = self == .zxing ? ZXingDecoder.supported : ZBarDecoder.supported
+        if set.contains(.ean13) { set.formUnion([.isbn10, .isbn13]) }
+        return set
     }
 }

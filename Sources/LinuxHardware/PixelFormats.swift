@@ -1,13 +1,14 @@
 import CImageCodecs
 import CV4L2
+import ScanCore
 import ScanHardware
 
 /// The capture formats scand takes, in its default order of preference, and how each becomes
 /// 8-bit gray: GREY and the planar YUV formats are borrowed as they are (their first plane is
 /// the gray image), packed YUV gives up its Y bytes, MJPEG is decoded straight to gray.
-public enum CaptureFormat: String, Sendable, CaseIterable {
-    case grey = "GREY", yuyv = "YUYV", uyvy = "UYVY", nv12 = "NV12", nv21 = "NV21", yu12 = "YU12", mjpeg = "MJPG", jpeg = "JPEG"
+public typealias CaptureFormat = CameraFormat
 
+extension CameraFormat {
     public var fourcc: UInt32 {
         switch self {
         case .grey: return scand_V4L2_PIX_FMT_GREY

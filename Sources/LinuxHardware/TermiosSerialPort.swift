@@ -1,3 +1,4 @@
+import ScanCore
 import ScanHardware
 import Synchronization
 #if canImport(Glibc)
@@ -6,8 +7,8 @@ import Glibc
 
 /// How a serial line is framed.
 public struct SerialSettings: Sendable, Equatable {
-    public enum Parity: String, Sendable, CaseIterable { case none, even, odd }
-    public enum FlowControl: String, Sendable, CaseIterable { case none, rtscts = "rts-cts" }
+    public typealias Parity = SerialParity
+    public typealias FlowControl = SerialFlowControl
     public var baud: Int
     public var dataBits: Int = 8
     public var parity: Parity = .none

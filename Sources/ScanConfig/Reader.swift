@@ -32,10 +32,10 @@ struct Reader {
         c.camera.width = int(cam, "camera.width", default: c.camera.quality.size.width, range: 160...4096)
         c.camera.height = int(cam, "camera.height", default: c.camera.quality.size.height, range: 120...4096)
         if cam["formats"] != nil {
-            let known = ["GREY", "YUYV", "UYVY", "NV12", "NV21", "YU12", "MJPG", "JPEG"]
-            let formats = strings(cam, "camera.formats", default: c.camera.formats).map { $0.uppercased() }
-            if let bad = formats.first(where: { !known.contains($0) }) {
-                fail("camera.formats", "\"\(bad)\" is not a format scand takes; use: " + known.joined(separator: ", "))
+            let names = strings(cam, "camera.formats", default: []).map { $0.uppercased() }
+            let formats = names.compactMap(CameraFormat.init(rawValue:))
+            if let bad = names.first(where: { CameraFormat(rawValue: $0) == nil }) {
+                fail("camera.formats", "\"\(bad)\" is not a format scand takes; use: " + CameraFormat.allCases.map(\.rawValue).joined(separator: ", "))
             } else if formats.isEmpty {
                 fail("camera.formats", "name at least one format")
             } else { c.camera.formats = formats }
@@ -92,14 +92,15 @@ struct Reader {
 
         let decoding = table(top["decoding"], "decoding", allowed: ["engines", "quality"])
         if decoding["engines"] != nil {
-            let engines = strings(decoding, "decoding.engines", default: c.engines).map { $0.lowercased() }
-            if let bad = engines.first(where: { !["zxing", "zbar"].contains($0) }) {
-                fail("decoding.engines", "\"\(bad)\" is not an engine; use zxing, zbar")
+            let names = strings(decoding, "decoding.engines", default: []).map { $0.lowercased() }
+            let engines = names.compactMap(DecodingEngine.init(rawValue:))
+            if let bad = names.first(where: { DecodingEngine(rawValue: $0) == nil }) {
+                fail("decoding.engines", "\"\(bad)\" is not an engine; use " + DecodingEngine.allCases.map(\.rawValue).joined(separator: ", "))
             } else if engines.isEmpty || Set(engines).count != engines.count {
                 fail("decoding.engines", "name each engine once, at least one")
             } else { c.engines = engines }
         }
-        c.decodeQuality = oneOf(decoding, "decoding.quality", ["fast", "balanced", "accurate"], default: c.decodeQuality)
+        c.decodeQuality = choice(decoding, "decoding.quality", default: c.decodeQuality)
 
         for (name, value) in table(top["symbology"], "symbology", allowed: nil) {
             let key = "symbology.\(name)"
@@ -176,7 +177,7 @@ struct Reader {
 
         let output = table(top["output"], "output", allowed: ["serial", "stdout", "hid"])
         let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix", "format", "aim", "ack", "commands"])
-        c.serial.format = oneOf(serial, "output.serial.format", ["text", "json"], default: "text")
+        c.serial.format = choice(serial, "output.serial.format", default: ResultFormat.text)
         c.serial.aim = bool(serial, "output.serial.aim", default: false)
         c.serial.ack = bool(serial, "output.serial.ack", default: false)
         c.serial.commands = bool(serial, "output.serial.commands", default: true)
@@ -185,18 +186,19 @@ struct Reader {
             var o = name == "stdout" ? c.stdout : c.hid
             o.enabled = bool(t, "\(key).enabled", default: false)
             o.device = string(t, "\(key).device", default: name == "hid" ? "/dev/hidg0" : "")
-            o.format = oneOf(t, "\(key).format", name == "hid" ? ["text"] : ["text", "json"], default: "text")
+            o.format = choice(t, "\(key).format", default: ResultFormat.text)
+            if name == "hid" && o.format != .text { fail("\(key).format", "a keyboard types text only; use \"text\""); o.format = .text }
             o.aim = bool(t, "\(key).aim", default: false)
             o.prefix = escapes(t, "\(key).prefix", default: [])
             o.suffix = escapes(t, "\(key).suffix", default: [10])
-            o.layout = oneOf(t, "\(key).layout", ["us", "de"], default: "us")
+            o.layout = choice(t, "\(key).layout", default: KeyboardLayout.us)
             if name == "stdout" { c.stdout = o } else { c.hid = o }
         }
         let outbox = table(top["outbox"], "outbox", allowed: ["directory", "capacity", "policy"])
         let dir = string(outbox, "outbox.directory", default: "")
         c.outboxDirectory = dir.isEmpty ? nil : dir
         c.outboxCapacity = int(outbox, "outbox.capacity", default: c.outboxCapacity, range: 1...1_000_000)
-        c.outboxPolicy = oneOf(outbox, "outbox.policy", ["drop-oldest", "reject-new"], default: c.outboxPolicy)
+        c.outboxPolicy = choice(outbox, "outbox.policy", default: c.outboxPolicy)
         let metrics = table(top["metrics"], "metrics", allowed: ["file"])
         let mf = string(metrics, "metrics.file", default: "")
         c.metricsFile = mf.isEmpty ? nil : mf
@@ -205,8 +207,8 @@ struct Reader {
         c.eventSocket = es.isEmpty ? nil : es
         c.serial.dataBits = int(serial, "output.serial.data_bits", default: 8, range: 5...8)
         c.serial.stopBits = int(serial, "output.serial.stop_bits", default: 1, range: 1...2)
-        c.serial.parity = oneOf(serial, "output.serial.parity", ["none", "even", "odd"], default: "none")
-        c.serial.flowControl = oneOf(serial, "output.serial.flow_control", ["none", "rts-cts"], default: "none")
+        c.serial.parity = choice(serial, "output.serial.parity", default: SerialParity.none)
+        c.serial.flowControl = choice(serial, "output.serial.flow_control", default: SerialFlowControl.none)
         c.serial.device = string(serial, "output.serial.device", default: "")
         c.serial.baud = int(serial, "output.serial.baud", default: c.serial.baud, range: 1200...4_000_000)
         if serial["baud"] != nil, !Self.bauds.contains(c.serial.baud) {
@@ -310,11 +312,6 @@ struct Reader {
         return value
     }
 
-    mutating func oneOf(_ t: [String: ConfigValue], _ key: String, _ allowed: [String], default d: String) -> String {
-        let v = string(t, key, default: d)
-        guard allowed.contains(v) else { fail(key, "\"\(v)\" is not allowed; use one of: " + allowed.joined(separator: ", ")); return d }
-        return v
-    }
 
     mutating func numbersArray(_ v: ConfigValue, _ key: String) -> [Double] {
         guard case .array(let items) = v else { fail(key, "must be [x, y, width, height]"); return [] }

@@ -25,9 +25,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var width = 1280
         public var height = 720
         public var fps = 30
-        /// Capture formats in order of preference (fourcc names: GREY, YUYV, UYVY, NV12, NV21,
-        /// YU12, MJPG, JPEG).
-        public var formats = ["GREY", "YUYV", "UYVY", "NV12", "NV21", "YU12", "MJPG", "JPEG"]
+        /// Capture formats in order of preference: no conversion first, no decoding last.
+        public var formats: [CameraFormat] = CameraFormat.allCases
         /// Camera controls by name (exposure_auto, exposure_absolute, focus_auto,
         /// focus_absolute, gain, power_line_frequency, brightness, contrast, sharpness,
         /// white_balance_auto).
@@ -66,16 +65,13 @@ public struct ScandConfig: Equatable, Sendable {
         public var device = ""
         public var baud = 115_200
         public var dataBits = 8
-        /// none, even, odd
-        public var parity = "none"
+        public var parity = SerialParity.none
         public var stopBits = 1
-        /// none, rts-cts
-        public var flowControl = "none"
+        public var flowControl = SerialFlowControl.none
         /// Bytes written before and after each result (escapes like `\r\n`, `\x02` allowed).
         public var prefix: [UInt8] = []
         public var suffix: [UInt8] = [13, 10]
-        /// "text" or "json" (JSON lines).
-        public var format = "text"
+        public var format = ResultFormat.text
         /// Put the AIM symbology identifier before the text.
         public var aim = false
         /// Keep each result until the host sends `ACK <seq>`.
@@ -88,12 +84,12 @@ public struct ScandConfig: Equatable, Sendable {
     public struct Output: Equatable, Sendable {
         public var enabled = false
         public var device = ""
-        public var format = "text"
+        public var format = ResultFormat.text
         public var aim = false
         public var prefix: [UInt8] = []
         public var suffix: [UInt8] = [10]
-        /// HID only: the host's keyboard layout, "us" or "de".
-        public var layout = "us"
+        /// HID only: the host's keyboard layout.
+        public var layout = KeyboardLayout.us
     }
 
     public var hardware = Hardware.linux
@@ -104,8 +100,8 @@ public struct ScandConfig: Equatable, Sendable {
     ]
     public var kiosk = KioskSettings()
     /// Decoding engines in order (`zxing`, `zbar`) and how many extra passes a frame may get.
-    public var engines = ["zxing", "zbar"]
-    public var decodeQuality = "balanced"
+    public var engines: [DecodingEngine] = [.zxing, .zbar]
+    public var decodeQuality = DecodeQuality.balanced
     /// Per-symbology rules (length, check digit, agreeing frames).
     public var rules = SymbologyRules()
     /// Button debounce period, applied by the driver.
@@ -118,11 +114,11 @@ public struct ScandConfig: Equatable, Sendable {
     public var lines: [String: Line] = [:]
     public var serial = Serial()
     public var stdout = Output()
-    public var hid = Output(enabled: false, device: "/dev/hidg0", format: "text", aim: false, prefix: [], suffix: [10], layout: "us")
+    public var hid = Output(enabled: false, device: "/dev/hidg0", format: .text, aim: false, prefix: [], suffix: [10], layout: .us)
     /// Where outboxes live (one file per output), or nil to keep pending results in memory.
     public var outboxDirectory: String?
     public var outboxCapacity = 1000
-    public var outboxPolicy = "drop-oldest"
+    public var outboxPolicy = OutboxPolicy.dropOldest
     /// The same code again within this time is not reported twice.
     public var sameSymbolTimeout: Duration = .milliseconds(500)
     /// A Prometheus text file rewritten on every change, or nil.

@@ -20,12 +20,7 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// What happens when `capacity` results are pending and another arrives.
-    public enum Policy: String, Sendable, CaseIterable {
-        /// Drop the oldest pending result (logged): the newest read matters most at a kiosk.
-        case dropOldest = "drop-oldest"
-        /// Refuse the new one (logged): nothing already queued is lost.
-        case rejectNew = "reject-new"
-    }
+    public typealias Policy = OutboxPolicy
 
     /// What became of a new result.
     public struct Added: Sendable {

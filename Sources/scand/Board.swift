@@ -37,14 +37,17 @@ struct Board {
         let stateLock = try config.outboxDirectory.map { try StateLock(path: "\($0)/scand.lock") }
         func outbox(_ name: String) throws -> Outbox {
             let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,
-                                 policy: Outbox.Policy(rawValue: config.outboxPolicy) ?? .dropOldest)
+                                 policy: config.outboxPolicy)
             lastSequence = max(lastSequence, box.maxSequence)
             for problem in box.problems { logger.error("\(name) outbox \(box.path ?? ""): \(problem): skipped") }
             if !box.pending.isEmpty { logger.notice("\(name): \(box.pending.count) result(s) from before the restart will be sent") }
             return box
         }
-        func format(_ json: String, aim: Bool, prefix: [UInt8], suffix: [UInt8]) -> OutputFormat {
-            json == "json" ? .jsonLines : .text(prefix: prefix, suffix: suffix, aim: aim)
+        func format(_ format: ResultFormat, aim: Bool, prefix: [UInt8], suffix: [UInt8]) -> OutputFormat {
+            switch format {
+            case .json: return .jsonLines
+            case .text: return .text(prefix: prefix, suffix: suffix, aim: aim)
+            }
         }
         var serialPort: (any SerialPort)?
         switch config.serial.device {
@@ -58,8 +61,8 @@ struct Board {
             var settings = SerialSettings(baud: config.serial.baud)
             settings.dataBits = config.serial.dataBits
             settings.stopBits = config.serial.stopBits
-            settings.parity = SerialSettings.Parity(rawValue: config.serial.parity) ?? .none
-            settings.flowControl = SerialSettings.FlowControl(rawValue: config.serial.flowControl) ?? .none
+            settings.parity = config.serial.parity
+            settings.flowControl = config.serial.flowControl
             serialPort = try TermiosSerialPort(path: config.serial.device, settings: settings, waitForDevice: true)
         }
         if let serialPort {
@@ -76,7 +79,7 @@ struct Board {
             outputs.append(DeliveringOutput(name: "hid \(config.hid.device)",
                                             format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim),
                                             outbox: try outbox("hid"), logger: logger,
-                                            writer: Writers.hidKeyboard(path: config.hid.device, layout: KeyboardLayout(rawValue: config.hid.layout) ?? .us)))
+                                            writer: Writers.hidKeyboard(path: config.hid.device, layout: config.hid.layout)))
         }
         switch config.hardware {
         case .simulated:
@@ -97,7 +100,7 @@ struct Board {
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)
-            settings.formats = config.camera.formats.compactMap { CaptureFormat(rawValue: $0) }
+            settings.formats = config.camera.formats
             settings.controls = config.camera.controls
             let camera = V4L2Camera(settings: settings)
             func lineSettings(_ role: String) -> LineSettings? {
@@ -137,7 +140,7 @@ struct Board {
     /// engines that do (it would otherwise never read, silently).
     static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
         let config = try ConfigLoader.load(path: path, overrides: overrides)
-        let engines = config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))
+        let engines = config.engines
         let read = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
         let unread = config.symbologies.subtracting(read)
         guard unread.isEmpty else {
@@ -146,17 +149,22 @@ struct Board {
             throw ConfigErrors(errors: [ConfigError(
                 file: path, line: nil, key: "scan.symbologies",
                 message: "\(names.joined(separator: ", ")) \(names.count == 1 ? "is" : "are") read by no configured engine "
-                    + "(decoding.engines = \(config.engines.joined(separator: ", ")))"
+                    + "(decoding.engines = \(config.engines.map(\.rawValue).joined(separator: ", ")))"
                     + (others.isEmpty ? "; leave \(names.count == 1 ? "it" : "them") out"
                         : "; \(others.map(\.rawValue).joined(separator: ", ")) reads \(names.count == 1 ? "it" : "them"): add it to decoding.engines or leave \(names.count == 1 ? "it" : "them") out"))])
         }
         return config
     }
 
-    static func tuning(_ config: ScandConfig) -> KioskTuning {
-        KioskTuning(settings: config.kiosk, viewport: config.viewport,
-                    decoder: DecodePipeline(symbologies: config.symbologies, quality: DecodePipeline.Quality(rawValue: config.decodeQuality) ?? .balanced,
-                                            rules: config.rules, engines: config.engines.compactMap(DecodePipeline.Engine.init(rawValue:))),
-                    sameSymbolTimeout: config.sameSymbolTimeout)
+    /// What a running kiosk takes from `config`: the one mapping used at start, on SIGHUP and
+    /// on a host `SET` (`hasTorchLine`: whether the board has a torch line at all).
+    static func tuning(_ config: ScandConfig, hasTorchLine: Bool) -> KioskTuning {
+        var settings = config.kiosk
+        settings.hasTorch = hasTorchLine && config.kiosk.hasTorch
+        settings.sameSymbolTimeout = config.sameSymbolTimeout
+        return KioskTuning(settings: settings, viewport: config.viewport,
+                           decoder: DecodePipeline(symbologies: config.symbologies, quality: config.decodeQuality,
+                                                   rules: config.rules, engines: config.engines),
+                           sameSymbolTimeout: config.sameSymbolTimeout)
     }
 }

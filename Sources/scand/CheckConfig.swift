@@ -27,7 +27,7 @@ struct CheckConfig: ParsableCommand {
             print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? show(c.camera.images.joined(separator: ",")) : show(c.camera.device))")
             if c.hardware == .linux {
                 print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
-                      + "formats in order: \(c.camera.formats.joined(separator: ", "))")
+                      + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))")
             }
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
             print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy))" }

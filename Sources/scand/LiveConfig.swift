@@ -65,8 +65,6 @@ actor LiveConfig {
     }
 
     private func apply(_ config: ScandConfig) async {
-        var tuning = Board.tuning(config)
-        tuning.settings.hasTorch = tuning.settings.hasTorch && hasTorchLine
-        await runtime.reload(tuning)
+        await runtime.reload(Board.tuning(config, hasTorchLine: hasTorchLine))
     }
 }

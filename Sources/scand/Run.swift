@@ -65,8 +65,7 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let statusFile = loaded.statusFile, metricsFile = loaded.metricsFile
-        var tuning = Board.tuning(loaded)
-        tuning.settings.hasTorch = board.hardware.torch != nil
+        let tuning = Board.tuning(loaded, hasTorchLine: board.hardware.torch != nil)
         var events: EventSocket?
         var eventsLock: StateLock?
         if let path = loaded.eventSocket {

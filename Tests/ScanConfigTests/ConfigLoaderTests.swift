@@ -115,7 +115,7 @@ import Testing
     @Test func cameraQualityFormatsAndControls() throws {
         let c = try parse("[camera]\nquality = \"accurate\"\nformats = [\"mjpg\", \"YUYV\"]\n[camera.controls]\nfocus_auto = \"off\"\nfocus_absolute = 30\nexposure_auto = \"manual\"\n")
         #expect(c.camera.width == 1920 && c.camera.height == 1080)
-        #expect(c.camera.formats == ["MJPG", "YUYV"])
+        #expect(c.camera.formats == [.mjpeg, .yuyv])
         #expect(c.camera.controls == ["focus_auto": 0, "focus_absolute": 30, "exposure_auto": 1])
         let e = errors("[camera]\nformats = [\"H264\"]\n[camera.controls]\nzoom = 2\nexposure_auto = \"sometimes\"\n")
         #expect(e.contains { $0.contains("camera.formats: \"H264\" is not a format scand takes") })
@@ -125,7 +125,9 @@ import Testing
 
     @Test func serialFraming() throws {
         let c = try parse("[output.serial]\ndata_bits = 7\nparity = \"even\"\nstop_bits = 2\nflow_control = \"rts-cts\"\n")
-        #expect(c.serial.dataBits == 7 && c.serial.parity == "even" && c.serial.stopBits == 2 && c.serial.flowControl == "rts-cts")
+        #expect(c.serial.dataBits == 7 && c.serial.parity == .even && c.serial.stopBits == 2 && c.serial.flowControl == .rtscts)
         #expect(errors("[output.serial]\nparity = \"mark\"\n").contains { $0.contains("use one of: none, even, odd") })
+        #expect(errors("[output.hid]\nformat = \"json\"\n").contains { $0.contains("output.hid.format: a keyboard types text only") })
+        #expect(errors("[outbox]\npolicy = \"drop-newest\"\n").contains { $0.contains("use one of: drop-oldest, reject-new") })
     }
 }
