@@ -139,7 +139,7 @@ public final class GPIOOutputLine: OutputLine, @unchecked Sendable {
     }
 
     /// Drives the line (`gpiod_line_set_value`; active-low is applied by the request).
-    public func set(_ value: LineValue) throws {
+    public func set(_ value: LineValue) throws(HardwareError) {
         let gpio = requested.gpio
         try gpio.syscalls.check("gpiod_line_set_value", device: name) { gpio.setValue(requested.line, value.isActive ? 1 : 0) }
     }

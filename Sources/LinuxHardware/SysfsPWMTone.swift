@@ -31,7 +31,7 @@ public final class SysfsPWMTone: OutputLine, @unchecked Sendable {
     deinit { try? writeFile(channel + "/enable", "0") }
 
     /// Writes the channel's `enable` file.
-    public func set(_ value: LineValue) throws {
+    public func set(_ value: LineValue) throws(HardwareError) {
         try writeFile(channel + "/enable", value.isActive ? "1" : "0")
     }
 

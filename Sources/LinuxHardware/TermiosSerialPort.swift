@@ -122,7 +122,7 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
         _ = cfsetospeed(&t, speed(s.baud)!)
     }
 
-    public func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws(HardwareError) {
         try writing.withLock { _ throws(HardwareError) in
             let descriptor: Descriptor
             if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }

@@ -50,6 +50,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     public var name: String { settings.device }
     public let settings: CameraSettings
     private let direct: Syscalls
+    private let converting: Syscalls
 
     /// What `open()` negotiated.
     public struct Negotiated: Sendable, Equatable {
@@ -73,9 +74,12 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     }
     private let state: Mutex<State>
 
-    public init(settings: CameraSettings, syscalls: Syscalls = .system) {
+    /// `converting` is the call set used when the camera offers none of `settings.formats`
+    /// (libv4l2, which converts; tests give a scripted one).
+    public init(settings: CameraSettings, syscalls: Syscalls = .system, converting: Syscalls = .libv4l2) {
         self.settings = settings
         self.direct = syscalls
+        self.converting = converting
         self.state = Mutex(State(sys: syscalls))
     }
 
@@ -88,17 +92,17 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     // MARK: Open and negotiate
 
-    public func open() throws {
+    public func open() throws(HardwareError) {
         close()
         let (fd, sys, negotiated) = try openAndNegotiate()
         state.withLock { $0.fd = fd; $0.sys = sys; $0.negotiated = negotiated }
     }
 
-    private func openAndNegotiate() throws -> (Int32, Syscalls, Negotiated) {
+    private func openAndNegotiate() throws(HardwareError) -> (Int32, Syscalls, Negotiated) {
         let device = settings.device
         var sys = direct
         var fd = try sys.check("open", device: device, hint: Hints.camera) { sys.open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
-        do {
+        do throws(HardwareError) {
             try checkCapabilities(fd, sys)
             let offered = try enumerateFormats(fd, sys)
             var converted = false
@@ -109,7 +113,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
                                         hint: "the camera offers \(offered.map(fourccString).joined(separator: ", ")); scand takes \(settings.formats.map(\.rawValue).joined(separator: ", "))")
                 }
                 _ = sys.close(fd)
-                sys = .libv4l2
+                sys = converting
                 let libv4l2 = sys
                 fd = try sys.check("v4l2_open", device: device, hint: Hints.camera) { libv4l2.open(device, O_RDWR | O_NONBLOCK | O_CLOEXEC) }
                 choice = .yu12
@@ -206,7 +210,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     }
 
     /// VIDIOC_QUERYCAP on the open descriptor: an unplugged camera answers ENODEV.
-    public func check() throws {
+    public func check() throws(HardwareError) {
         let (fd, sys) = state.withLock { ($0.fd, $0.sys) }
         guard fd >= 0 else {
             throw HardwareError(.disconnected, operation: "VIDIOC_QUERYCAP", device: settings.device, errno: EBADF, hint: "the camera is not open")
@@ -217,7 +221,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     // MARK: Streaming
 
-    public func startCapture() throws {
+    public func startCapture() throws(HardwareError) {
         let (fd, sys, negotiated) = state.withLock { ($0.fd, $0.sys, $0.negotiated) }
         guard fd >= 0, let negotiated else {
             throw HardwareError(.disconnected, operation: "VIDIOC_STREAMON", device: settings.device, errno: EBADF, hint: "the camera is not open")

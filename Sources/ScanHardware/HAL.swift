@@ -17,7 +17,7 @@ public protocol OutputLine: AnyObject, Sendable {
     /// The line's name for logs, e.g. `torch (gpiochip0:27)`.
     var name: String { get }
     /// Drives the line to `value`.
-    func set(_ value: LineValue) throws
+    func set(_ value: LineValue) throws(HardwareError)
 }
 
 /// One debounced edge of the trigger button.
@@ -47,15 +47,15 @@ public protocol FrameSource: AnyObject, Sendable {
     /// The device's name for logs, e.g. `/dev/video0`.
     var name: String { get }
     /// Acquires the device. Throws `HardwareError` (`.notFound`, `.busy`, `.permissionDenied`, ...).
-    func open() throws
+    func open() throws(HardwareError)
     /// Releases the device; safe to call when it is not open.
     func close()
     /// Whether the open device is still there, cheaply (no streaming, no frame): throws
     /// `.disconnected` when it went away. Called twice a second while the kiosk is idle, so
     /// that an unplugged camera is shown before someone presses.
-    func check() throws
+    func check() throws(HardwareError)
     /// Starts streaming.
-    func startCapture() throws
+    func startCapture() throws(HardwareError)
     /// Stops streaming; safe to call when not streaming.
     func stopCapture()
     /// Waits for the next frame. Throws `HardwareError` (`.disconnected` when the device went
@@ -70,7 +70,7 @@ public protocol SerialPort: AnyObject, Sendable {
     var name: String { get }
     /// Writes all of `bytes` within the driver's bounded time, or throws (`.timedOut`,
     /// `.disconnected`, ...). Never blocks the caller indefinitely.
-    func write(_ bytes: [UInt8]) throws
+    func write(_ bytes: [UInt8]) throws(HardwareError)
     /// Bytes the host sends, in chunks as they arrive. One consumer; the stream ends when the
     /// port is closed or fails.
     func received() -> AsyncStream<[UInt8]>

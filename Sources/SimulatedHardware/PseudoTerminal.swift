@@ -78,7 +78,7 @@ public final class PseudoTerminal: SerialPort, Sendable {
         } ?? []
     }
 
-    public func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws(HardwareError) {
         let name = self.name
         try writing.withLock { _ throws(HardwareError) in
             let written: Void? = try fd.use { fd throws(HardwareError) in

@@ -94,7 +94,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     // MARK: FrameSource
 
-    public func open() throws {
+    public func open() throws(HardwareError) {
         trace?.record("camera open")
         let condition = state.withLock { s -> Condition in
             if s.condition == .present { s.open = true }
@@ -114,7 +114,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         trace?.record("camera close")
     }
 
-    public func check() throws {
+    public func check() throws(HardwareError) {
         let condition = state.withLock { $0.condition }
         switch condition {
         case .unplugged: throw HardwareError(.disconnected, operation: "VIDIOC_QUERYCAP", device: name, errno: ENODEV)
@@ -122,7 +122,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         }
     }
 
-    public func startCapture() throws {
+    public func startCapture() throws(HardwareError) {
         trace?.record("camera start")
         let condition = state.withLock { s -> Condition? in
             guard s.open, s.condition == .present else { return s.condition == .present ? .unplugged : s.condition }

@@ -16,7 +16,7 @@ public final class SimulatedLine: OutputLine, Sendable {
         self.onChange = onChange
     }
 
-    public func set(_ newValue: LineValue) throws {
+    public func set(_ newValue: LineValue) throws(HardwareError) {
         let changed = value.withLock { v -> Bool in defer { v = newValue }; return v != newValue }
         trace.record("\(name) \(newValue.rawValue)")
         if changed { onChange?(name, newValue) }

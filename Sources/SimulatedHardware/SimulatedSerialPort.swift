@@ -27,7 +27,7 @@ public final class SimulatedSerialPort: SerialPort, Sendable {
     /// Every write, as it happens (one consumer): for tests that await an answer.
     public var writes: AsyncStream<[UInt8]> { writeStream }
 
-    public func write(_ bytes: [UInt8]) throws {
+    public func write(_ bytes: [UInt8]) throws(HardwareError) {
         try state.withLock { s throws(HardwareError) in
             guard !s.unplugged else { throw HardwareError(.disconnected, operation: "write", device: name, errno: EIO) }
             s.written += bytes

@@ -107,6 +107,31 @@ import Glibc
         cam.stopCapture()
     }
 
+    /// A camera that offers none of scand's formats (only RGB24 here) is opened again through
+    /// the converting call set (libv4l2 on a board), which offers YU12: frames come as gray.
+    @Test func aCameraWithNoneOfOurFormatsWorksThroughTheConversion() async throws {
+        let camera = FakeV4L2(), libv4l2 = FakeV4L2()
+        camera.state.withLock { $0.offered = [0x3342_4752] } // 'RGB3': RGB24 only
+        libv4l2.state.withLock { $0.offered = [0x3342_4752, scand_V4L2_PIX_FMT_YUV420] } // what libv4l2 emulates
+        var settings = CameraSettings(device: "/dev/video9", width: 4, height: 2, fps: 30)
+        settings.stallTimeoutMs = 10_000
+        let cam = V4L2Camera(settings: settings, syscalls: camera.syscalls, converting: libv4l2.syscalls)
+        try cam.open()
+        #expect(cam.negotiated?.format == .yu12 && cam.negotiated?.converted == true)
+        #expect(camera.state.withLock { $0.closed }, "the direct descriptor is closed")
+        #expect(!camera.calls.contains("VIDIOC_S_FMT") && libv4l2.calls.contains("VIDIOC_S_FMT"))
+        try cam.startCapture()
+        libv4l2.push([9, 8, 7, 6, 5, 4, 3, 2, 128, 128, 128, 128])
+        let frame = try await cam.nextFrame()
+        #expect(frame.packedPixels() == [9, 8, 7, 6, 5, 4, 3, 2])
+        cam.stopCapture()
+        // Without conversion allowed, the same camera is a clear error naming what it offers.
+        settings.allowConversion = false
+        #expect { try V4L2Camera(settings: settings, syscalls: camera.syscalls, converting: libv4l2.syscalls).open() } throws: {
+            ($0 as? HardwareError)?.description.contains("RGB3") == true
+        }
+    }
+
     @Test func greyAndNV12FramesAreBorrowedAndTheBufferRequeuedWhenReleased() async throws {
         let fake = FakeV4L2()
         fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_NV12] }

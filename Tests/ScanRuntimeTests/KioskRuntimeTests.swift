@@ -277,7 +277,7 @@ import Testing
 final class FailingLine: OutputLine, Sendable {
     let name = "torch (failing)"
     let works = Mutex(false)
-    func set(_ value: LineValue) throws {
+    func set(_ value: LineValue) throws(HardwareError) {
         guard works.withLock({ $0 }) else {
             throw HardwareError(.other, operation: "gpiod_line_set_value", device: name, errno: 5)
         }

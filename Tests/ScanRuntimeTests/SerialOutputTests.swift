@@ -11,7 +11,7 @@ final class FlakyPort: SerialPort, @unchecked Sendable {
     let name = "flaky"
     let plugged = Mutex(true)
     let written = Mutex<[String]>([])
-    func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8]) throws(HardwareError) {
         guard plugged.withLock({ $0 }) else { throw HardwareError(.disconnected, operation: "write", device: name, errno: 5) }
         written.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }
     }
