@@ -141,6 +141,18 @@ press
 waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "6 NV12 read" || fail "6 NV12"
 stop_scand; stop_loop
 
+########## 8. a camera with none of the configured formats: opened through libv4l2
+# camera.formats names only MJPG, which vivid does not offer: scand opens the device again
+# through libv4l2 and asks it for YU12 (planar YUV), looped here from the output.
+rm -f /tmp/status.json
+loop_frame YU12 /mnt/qr.nv12   # neutral chroma: the NV12 and YU12 bytes are the same
+start_scand --set 'camera.formats=["MJPG"]'
+waitfor 'status | grep -q "\"camera\":\"available\""' 300
+grep -q "YU12 640x480 at 30 fps, converted by libv4l2" /tmp/scand.log && pass "8 opened through libv4l2" || fail "8 libv4l2 open"
+press
+waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "8 read through libv4l2" || fail "8 libv4l2 read"
+stop_scand; stop_loop
+
 ########## 3. a line held by another program: reported clearly, scand keeps running
 gpioset --mode=signal $CHIP 1=1 & HOLDER=$!
 sleep 0.3

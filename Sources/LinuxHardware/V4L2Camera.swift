@@ -85,6 +85,13 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     deinit { close() }
 
+    public var summary: String {
+        guard let n = negotiated else { return "not open" }
+        return "\(n.format.rawValue) \(n.width)x\(n.height) at \(settings.fps) fps"
+            + (n.converted ? ", converted by libv4l2 (the camera offers none of camera.formats)" : "")
+            + (n.controlProblems.isEmpty ? "" : "; controls not set: " + n.controlProblems.joined(separator: "; "))
+    }
+
     /// The format and size in use, once open.
     public var negotiated: Negotiated? { state.withLock { $0.negotiated } }
 

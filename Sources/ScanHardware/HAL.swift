@@ -63,6 +63,8 @@ public protocol FrameSource: AnyObject, Sendable {
     func nextFrame() async throws -> GrayFrame
     /// Frames dropped because the consumer was busy, since the device was opened.
     var droppedFrames: Int { get }
+    /// What the open device delivers, for the log (format, size, conversion).
+    var summary: String { get }
 }
 
 /// A serial port to a host.

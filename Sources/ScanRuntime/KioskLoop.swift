@@ -274,6 +274,7 @@ public final class KioskLoop {
         case .open:
             do {
                 try hardware.camera.open()
+                logger.notice("camera \(hardware.camera.name): \(hardware.camera.summary)")
                 queue.append(.camera(.opened))
             } catch {
                 logger.debug("camera: \(error)")

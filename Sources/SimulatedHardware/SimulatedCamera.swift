@@ -153,6 +153,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
+    public var summary: String { "\(frames.count) image(s), gray \(frames[0].width)x\(frames[0].height) at \(1_000_000_000 / max(1, Int(period / .nanoseconds(1)))) fps" }
+
     /// Whether the camera is streaming and its consumer is blocked waiting for a frame that is
     /// not due yet: with every delivered frame consumed, nothing moves until the clock does.
     /// (A consumer woken by the clock but not yet run is not waiting.)
