@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
         .target(name: "ScanConfig", dependencies: ["ScanCore", "ScanHardware"]),
-        .target(name: "SimulatedHardware", dependencies: ["ScanHardware", "ImageLoading"]),
+        .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading", "ScanRuntime"]),
         .target(
             name: "LinuxHardware",
             dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]

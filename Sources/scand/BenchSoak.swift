@@ -44,7 +44,6 @@ struct SoakBench: AsyncParsableCommand {
 
         let clock = ManualClock()
         let camera = SimulatedCamera(frames: [try ImageFile.load(image)], fps: 30, clock: clock)
-        let button = SimulatedButton()
         let trace = Trace(capacity: 1000)
         let delivered = Counter()
         let output = DeliveringOutput(name: "soak", format: .jsonLines, outbox: try Outbox(path: dir + "/soak.outbox", capacity: 100)) { _ in
@@ -53,58 +52,32 @@ struct SoakBench: AsyncParsableCommand {
         var settings = ScandConfig().kiosk
         settings.sessionTimeout = .seconds(5)
         let quiet = Logger(label: "soak") { _ in SwiftLogNoOpLogHandler() }
-        let runtime = KioskRuntime(
-            hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace),
+        let loop = KioskLoop(
+            hardware: KioskHardware(camera: camera, torch: SimulatedLine(name: "torch", trace: trace),
                                     buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "led", trace: trace)),
             tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(quality: .fast)),
-            outputs: [output], clock: clock, logger: quiet, onEvent: { _ in })
+            outputs: [output], logger: quiet, onEvent: { _ in })
+        let kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
+        // A host `SET` goes through the daemon's own config path and lands in the loop.
+        let box = LoopBox(kiosk)
         let live = LiveConfig(path: configPath, overrides: [], running: try ConfigLoader.load(path: configPath), hasTorchLine: true,
-                              runtime: runtime, logger: quiet)
-        let runTask = Task { await runtime.run() }
-        while await runtime.status.camera != .available { clock.advance(by: .milliseconds(10)); try await Task.sleep(for: .milliseconds(1)) }
+                              logger: quiet) { tuning in box.kiosk.loop.reload(tuning, now: box.kiosk.now) }
+        kiosk.start()
+        guard loop.status.camera == .available else { throw ValidationError("the simulated camera did not open") }
 
-        func step() async throws {
-            clock.advance(by: .milliseconds(34))
-            for _ in 0..<3 { await Task.yield() }
-            // Settled: every frame handed out decoded, and a streaming camera's consumer back
-            // waiting for the next one (bounded in real time).
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline {
-                let decodedAll = await runtime.status.framesDecoded >= camera.framesDelivered
-                if decodedAll && (!camera.isStreaming || camera.isWaitingForFrame) { break }
-                try await Task.sleep(for: .microseconds(50))
-            }
-        }
         let warmUp = min(1000, sessions / 10)
         var rssAfterWarmUp = 0
         let started = ContinuousClock.now
         for session in 1...sessions {
-            let (before, presses) = await { let m = await runtime.status.metrics; return (m.goodReads, m.presses) }()
-            button.click()
-            // The press reaches the machine through the button's event stream: wait for it (in
-            // real time, bounded) before moving the clock.
-            let pressDeadline = ContinuousClock.now + .seconds(10)
-            while await runtime.status.metrics.presses == presses {
-                guard ContinuousClock.now < pressDeadline else { throw ValidationError("session \(session): the press was not taken") }
-                try await Task.sleep(for: .microseconds(50))
+            let before = loop.status.metrics.goodReads
+            kiosk.click()
+            guard kiosk.advance(until: { loop.status.metrics.goodReads > before }, step: .milliseconds(34), limit: .seconds(6)) else {
+                let st = loop.status
+                throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded))")
             }
-            // One frame period at a time, and time moves on only when every frame handed out
-            // has been decoded (decoding takes real time; the session timer runs on the clock).
-            var steps = 0
-            while await runtime.status.metrics.goodReads == before {
-                try await step()
-                steps += 1
-                guard steps < 1000 else {
-                    let st = await runtime.status
-                    let m = st.metrics
-                    throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded), "
-                                          + "presses \(m.presses), good reads \(m.goodReads), closed without scan \(m.closedWithoutScan), errors \(m.errors); "
-                                          + "camera streaming \(camera.isStreaming), waiting \(camera.isWaitingForFrame), delivered \(camera.framesDelivered))")
-                }
-            }
-            // The flash and beep patterns play out; the same-symbol window passes.
-            for _ in 0..<30 { try await step() }
-            while await runtime.status.phase != "idle" { try await step() }
+            // The flash and beep patterns play out.
+            kiosk.advance(.seconds(1))
+            guard loop.status.phase == "idle" else { throw ValidationError("session \(session): not idle after the read") }
             if session % 10 == 0, let problem = await live.set("scan.session_timeout_ms", "\(5000 + session % 7)") {
                 throw ValidationError("SET refused: \(problem)")
             }
@@ -115,9 +88,8 @@ struct SoakBench: AsyncParsableCommand {
         }
         let seconds = (ContinuousClock.now - started).milliseconds / 1000
         let rssEnd = Self.rssKB()
-        let status = await runtime.status
-        await runtime.stop()
-        await runTask.value
+        let status = loop.status
+        kiosk.stop()
         print("soak: \(sessions) sessions in \(Int(seconds)) s of real time (virtual \(Int(clock.now.offset.milliseconds / 1000)) s); "
               + "good reads \(status.metrics.goodReads), delivered \(delivered.value), pending \(status.pendingResults)")
         print("soak: RSS after \(warmUp) sessions \(rssAfterWarmUp / 1024) MB, after \(sessions) \(rssEnd / 1024) MB "
@@ -137,4 +109,11 @@ final class Counter: @unchecked Sendable {
     private let lock = Mutex(0)
     func add() { lock.withLock { $0 += 1 } }
     var value: Int { lock.withLock { $0 } }
+}
+
+/// The soak's kiosk, handed to the config actor's apply closure (the soak runs one step at a
+/// time, so the loop is never used from two places at once).
+final class LoopBox: @unchecked Sendable {
+    let kiosk: VirtualKiosk
+    init(_ kiosk: VirtualKiosk) { self.kiosk = kiosk }
 }

@@ -14,15 +14,17 @@ actor LiveConfig {
     /// What of the config needs a restart, as the daemon started with it.
     private let startedWith: ScandConfig
     let hasTorchLine: Bool
-    let runtime: KioskRuntime
+    /// Hands new tuning to the kiosk (`KioskRuntime.reload`).
+    let applyTuning: @Sendable (KioskTuning) async -> Void
     let logger: Logger
 
-    init(path: String, overrides: [String], running: ScandConfig, hasTorchLine: Bool, runtime: KioskRuntime, logger: Logger) {
+    init(path: String, overrides: [String], running: ScandConfig, hasTorchLine: Bool, logger: Logger,
+         apply: @escaping @Sendable (KioskTuning) async -> Void) {
         self.path = path
         self.overrides = overrides
         self.startedWith = running.startOnly
         self.hasTorchLine = hasTorchLine
-        self.runtime = runtime
+        self.applyTuning = apply
         self.logger = logger
     }
 
@@ -65,6 +67,6 @@ actor LiveConfig {
     }
 
     private func apply(_ config: ScandConfig) async {
-        await runtime.reload(Board.tuning(config, hasTorchLine: hasTorchLine))
+        await applyTuning(Board.tuning(config, hasTorchLine: hasTorchLine))
     }
 }

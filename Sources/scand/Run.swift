@@ -87,7 +87,7 @@ struct Run: AsyncParsableCommand {
         let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger,
                                    firstSequence: board.lastSequence + 1, onStatus: onStatus, onEvent: publish)
         let live = LiveConfig(path: config, overrides: overrides, running: loaded, hasTorchLine: board.hardware.torch != nil,
-                              runtime: runtime, logger: logger)
+                              logger: logger) { await runtime.reload($0) }
         if let port = board.serialPort, loaded.serial.commands {
             await runtime.serveHost(on: port, version: Scand.configuration.version) { key, value in
                 await live.set(key, value)

@@ -9,9 +9,8 @@ import ScanRuntime
 import SimulatedHardware
 import Testing
 
-/// A kiosk on simulated hardware in virtual time: the `KioskLoop` driven step by step with a
-/// manual clock. Frames come from the simulated camera at their due times and are decoded at
-/// once; every change of torch, buzzer, LED, camera and serial port lands in one timed trace.
+/// A kiosk on simulated hardware in virtual time (a `VirtualKiosk`): frames come from the
+/// simulated camera at their due times and are decoded at once; every change of torch, buzzer, LED, camera and serial port lands in one timed trace.
 /// Nothing waits for real time: after each call the kiosk is where it will stay.
 final class Harness {
     let clock = ManualClock()
@@ -20,6 +19,7 @@ final class Harness {
     let serial: SimulatedSerialPort
     let logs = InMemoryLogHandler()
     let loop: KioskLoop
+    let kiosk: VirtualKiosk
     private(set) lazy var button = VirtualButton(self)
 
     init(images: [String] = ["qr.png"], settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
@@ -44,6 +44,7 @@ final class Harness {
             tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
             logger: Logger(label: "test") { _ in logs }, onEvent: onEvent)
+        kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
     }
 
     var now: Duration { clock.now.offset }
@@ -53,28 +54,8 @@ final class Harness {
     func stop() { loop.stop(now: now) }
     func send(_ event: KioskEvent) { loop.handle(.kiosk(event), now: now) }
 
-    /// Moves virtual time forward by `total`: timers and pattern steps fire at their deadlines,
-    /// and each frame the camera delivers while capture runs is decoded at its due time.
-    func advance(_ total: Duration) {
-        let end = now + total
-        while true {
-            let frameDue: Duration? = loop.capturing == nil ? nil : (camera.nextFrameDue?.offset ?? now)
-            guard let next = [loop.nextDeadline, frameDue].compactMap({ $0 }).min(), next <= end else { break }
-            if next > now { clock.advance(by: next - now) }
-            loop.fireDue(now: now)
-            if let session = loop.capturing, (camera.nextFrameDue?.offset ?? now) <= now {
-                do {
-                    let frame = try camera.takeFrame()
-                    let (symbols, _) = DecodeWorker.decodeNow(frame, decoder: loop.tuning.decoder, viewport: loop.tuning.viewport)
-                    loop.handle(.decoded(session: session, symbols: symbols, seconds: 0), now: now)
-                } catch {
-                    loop.handle(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"), now: now)
-                }
-            }
-        }
-        if end > now { clock.advance(by: end - now) }
-        loop.fireDue(now: now)
-    }
+    /// Moves virtual time forward by `total` (see `VirtualKiosk.advance`).
+    func advance(_ total: Duration) { kiosk.advance(total) }
 
     /// The serial bytes so far, as text.
     func hostReceived() -> String { serial.text }

@@ -1,0 +1,74 @@
+import ScanCore
+import ScanHardware
+import ScanRuntime
+
+/// A `KioskLoop` on simulated hardware in virtual time: a manual clock moved by `advance`,
+/// timers and pattern steps fired at their deadlines, and each frame the camera delivers while
+/// capture runs decoded at its due time on the calling thread (the runtime's capture child and
+/// decode thread, without threads). After each call the kiosk is where it will stay: tests and
+/// the soak benchmark need no sleeps and no polling.
+public final class VirtualKiosk {
+    public let clock: ManualClock
+    public let camera: SimulatedCamera<ManualClock>
+    public let loop: KioskLoop
+
+    /// `loop` must use `camera`, which must run on `clock`.
+    public init(loop: KioskLoop, camera: SimulatedCamera<ManualClock>, clock: ManualClock) {
+        self.loop = loop
+        self.camera = camera
+        self.clock = clock
+    }
+
+    /// Virtual time since the clock was made.
+    public var now: Duration { clock.now.offset }
+
+    public func start() { loop.start(now: now) }
+    public func stop() { loop.stop(now: now) }
+    public func send(_ event: KioskEvent) { loop.handle(.kiosk(event), now: now) }
+    public func press() { send(.buttonPressed) }
+    public func release() { send(.buttonReleased) }
+    public func click() { press(); release() }
+
+    /// Moves virtual time forward by `total`, firing what falls due in deadline order.
+    public func advance(_ total: Duration) {
+        let end = now + total
+        while let next = nextEvent(), next <= end {
+            if next > now { clock.advance(by: next - now) }
+            loop.fireDue(now: now)
+            captureIfDue()
+        }
+        if end > now { clock.advance(by: end - now) }
+        loop.fireDue(now: now)
+    }
+
+    /// Advances in steps of `step` until `condition` holds or `limit` has passed; whether it held.
+    @discardableResult
+    public func advance(until condition: () -> Bool, step: Duration = .milliseconds(10), limit: Duration) -> Bool {
+        var spent = Duration.zero
+        while !condition() {
+            guard spent < limit else { return false }
+            advance(step)
+            spent += step
+        }
+        return true
+    }
+
+    /// The next loop deadline or frame due time.
+    private func nextEvent() -> Duration? {
+        let frameDue: Duration? = loop.capturing == nil ? nil : (camera.nextFrameDue?.offset ?? now)
+        return [loop.nextDeadline, frameDue].compactMap { $0 }.min()
+    }
+
+    /// What the capture child does with a frame that is due: decode it, or report the failure.
+    private func captureIfDue() {
+        guard let session = loop.capturing, (camera.nextFrameDue?.offset ?? now) <= now else { return }
+        do {
+            let frame = try camera.takeFrame()
+            let tuning = loop.tuning
+            let (symbols, seconds) = DecodeWorker.decodeNow(frame, decoder: tuning.decoder, viewport: tuning.viewport)
+            loop.handle(.decoded(session: session, symbols: symbols, seconds: seconds), now: now)
+        } catch {
+            loop.handle(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"), now: now)
+        }
+    }
+}
