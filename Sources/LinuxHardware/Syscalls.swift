@@ -20,6 +20,8 @@ public struct Syscalls: @unchecked Sendable {
     /// Maps `length` bytes of a device at `offset`; nil on failure (errno set).
     public var mmap: (_ fd: Int32, _ length: Int, _ offset: Int) -> UnsafeMutableRawPointer?
     public var munmap: (_ address: UnsafeMutableRawPointer, _ length: Int) -> Int32
+    public var tcgetattr: (_ fd: Int32, _ attributes: UnsafeMutablePointer<termios>) -> Int32 = { Glibc.tcgetattr($0, $1) }
+    public var tcsetattr: (_ fd: Int32, _ attributes: UnsafePointer<termios>) -> Int32 = { Glibc.tcsetattr($0, TCSANOW, $1) }
     public var errno: () -> Int32
 
     /// The real kernel.

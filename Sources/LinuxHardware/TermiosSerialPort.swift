@@ -86,9 +86,9 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
         let newFD = try sys.check("open", device: path, hint: Hints.serial) { sys.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         var t = termios()
         do {
-            try sys.check("tcgetattr", device: path) { tcgetattr(newFD, &t) }
+            try sys.check("tcgetattr", device: path) { sys.tcgetattr(newFD, &t) }
             Self.configure(&t, settings)
-            try sys.check("tcsetattr", device: path) { tcsetattr(newFD, TCSANOW, &t) }
+            try sys.check("tcsetattr", device: path) { sys.tcsetattr(newFD, &t) }
         } catch {
             _ = sys.close(newFD)
             throw error

@@ -2,6 +2,7 @@ import Foundation
 @testable import LinuxHardware
 import ScanHardware
 import SimulatedHardware
+import Synchronization
 import Testing
 
 /// The termios driver against a real pseudo-terminal: scand's side is the driver on the pty's
@@ -32,6 +33,21 @@ import Testing
         #expect(built.c_lflag & tcflag_t(ICANON) == 0, "raw mode")
         #expect(t.c_cflag & tcflag_t(CRTSCTS) != 0)
         #expect(cfgetospeed(&t) == speed_t(B19200))
+    }
+
+    /// termios goes through the syscall funnel: a failing tcsetattr is named with its errno,
+    /// and the descriptor it opened is closed.
+    @Test func aFailingTcsetattrIsNamed() throws {
+        let pty = try PseudoTerminal()
+        var sys = Syscalls.system
+        let closed = Mutex<[Int32]>([])
+        sys.tcsetattr = { _, _ in Glibc.errno = EIO; return -1 }
+        sys.close = { fd in closed.withLock { $0.append(fd) }; return Glibc.close(fd) }
+        #expect { try TermiosSerialPort(path: pty.hostPath, settings: SerialSettings(baud: 9600), syscalls: sys) } throws: { e in
+            let e = e as? HardwareError
+            return e?.operation == "tcsetattr" && e?.errno == EIO && e?.device == pty.hostPath
+        }
+        #expect(closed.withLock { $0 }.count == 1)
     }
 
     @Test func bytesFromTheHostArrive() async throws {
