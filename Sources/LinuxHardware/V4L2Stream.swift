@@ -154,7 +154,8 @@ final class Stream: @unchecked Sendable {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<GrayFrame, Error>) in
                 let early: Error? = shared.withLock { s in
                     if let failure = s.failure { return failure }
-                    if s.stopped { return CancellationError() }
+                    // Cancelled before the wait began: the handler found no waiter to resume.
+                    if s.stopped || Task.isCancelled { return CancellationError() }
                     s.waiter = c
                     return nil
                 }

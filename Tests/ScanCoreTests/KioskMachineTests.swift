@@ -198,6 +198,36 @@ import Testing
         #expect(m.handle(.timerFired(.longPress)) == [])
     }
 
+    /// Issue 13, defect 6: a long press during a session toggles the torch; only a short press
+    /// (released before the long-press time) cancels, on its release.
+    @Test func aLongPressDuringASessionTogglesAndAShortOneCancelsOnRelease() {
+        var m = machine { $0.longPressAction = .torch; $0.longPressAfter = .milliseconds(800) }
+        _ = m.handle(.buttonPressed)
+        _ = m.handle(.buttonReleased)
+        #expect(m.torch == .on)
+        #expect(m.handle(.buttonPressed) == [.startTimer(.longPress, after: .milliseconds(800))])
+        #expect(m.handle(.timerFired(.longPress)) == [.setTorch(on: false)])
+        #expect(m.handle(.buttonReleased) == [.cancelTimer(.longPress)])
+        #expect(m.phase == .scanning(session: 1))
+        _ = m.handle(.buttonPressed)
+        let release = m.handle(.buttonReleased)
+        #expect(release.first == .cancelTimer(.longPress) && release.contains(.stopCapture))
+        #expect(m.phase == .idle && m.metrics.presses == 3 && m.metrics.closedWithoutScan == 1)
+    }
+
+    /// Issue 13, defect 11: a torch write that failed leaves the state `failed`, counted once.
+    @Test func aFailedTorchWriteIsNotBelievedOn() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        #expect(m.torch == .on)
+        #expect(m.handle(.torchFailed) == [.log(.error, "torch state unknown: the line could not be driven")])
+        #expect(m.torch == .failed && m.metrics.errors == 1)
+        #expect(m.handle(.torchFailed) == [] && m.metrics.errors == 1)
+        // The end of the session drives it off again.
+        #expect(m.handle(.hostStop).contains(.setTorch(on: false)))
+        #expect(m.torch == .off)
+    }
+
     @Test func settingsChangeApplies() {
         var m = machine()
         _ = m.handle(.buttonPressed)
