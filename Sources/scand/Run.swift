@@ -7,6 +7,7 @@ import ScanRuntime
 import ScanHardware
 import ServiceLifecycle
 import SimulatedHardware
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,13 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // SIGTERM/SIGINT from the first moment: during start-up they are remembered (and the
+        // daemon ends cleanly before driving anything); once running, the service group's
+        // graceful shutdown takes them, and this handler stops the runtime as well.
+        let earlyStop = EarlyStop()
+        let signals = SignalHandlers()
+        signals.on(SIGTERM) { earlyStop.request() }
+        signals.on(SIGINT) { earlyStop.request() }
         let loaded: ScandConfig
         do {
             loaded = try Board.loadConfig(path: config, overrides: overrides)
@@ -97,8 +105,8 @@ struct Run: AsyncParsableCommand {
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
         Glibc.signal(SIGPIPE, SIG_IGN)
-        // SIGTERM and SIGINT: graceful shutdown through the service group; SIGHUP: reload.
-        let signals = SignalHandlers()
+        earlyStop.runtime = runtime
+        // SIGHUP: reload.
         signals.on(SIGHUP) {
             Task {
                 SystemdNotifier.fromProcess().notify("RELOADING=1")
@@ -138,7 +146,11 @@ struct Run: AsyncParsableCommand {
         }
         let services = ServiceGroup(configuration: .init(
             services: [.init(service: runtime)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do { try await services.run() } catch { logger.error("kiosk service: \(error)") }
+        if earlyStop.requested {
+            logger.notice("stopped during start-up")
+        } else {
+            do { try await services.run() } catch { logger.error("kiosk service: \(error)") }
+        }
         watchdog.cancel()
         presser?.cancel()
         withExtendedLifetime((eventsLock, board.stateLock)) {}
@@ -175,5 +187,27 @@ enum StdinButton {
 enum StatusFile {
     static func write(_ status: KioskStatus, to path: String) {
         try? FileBytes.writeAtomically(Array((status.json + "\n").utf8), to: path)
+    }
+}
+
+/// A stop asked for before the service group runs (SIGTERM during start-up): remembered, and
+/// handed to the runtime once there is one.
+final class EarlyStop: @unchecked Sendable {
+    private let state = Mutex<(requested: Bool, runtime: KioskRuntime?)>((false, nil))
+
+    var requested: Bool { state.withLock { $0.requested } }
+
+    /// The runtime to stop on a request from now on (a request already made stops it at once).
+    var runtime: KioskRuntime? {
+        get { state.withLock { $0.runtime } }
+        set {
+            let stopNow = state.withLock { s -> Bool in s.runtime = newValue; return s.requested }
+            if stopNow, let newValue { Task { await newValue.stop() } }
+        }
+    }
+
+    func request() {
+        let runtime = state.withLock { s -> KioskRuntime? in s.requested = true; return s.runtime }
+        if let runtime { Task { await runtime.stop() } }
     }
 }
