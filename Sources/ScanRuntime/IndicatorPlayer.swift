@@ -29,9 +29,6 @@ public struct IndicatorPlayer: Sendable {
 
     public init(patterns: FeedbackPatterns) { self.patterns = patterns }
 
-    /// The status indication now shown (or shown again after a flash).
-    public private(set) var indication: StatusIndication?
-
     /// When the next step is due, if any pattern is timed.
     public var nextDeadline: Duration? { playing.values.compactMap(\.ends).min() }
 
@@ -48,7 +45,6 @@ public struct IndicatorPlayer: Sendable {
 
     /// The LED's steady indication; a running flash finishes first.
     public mutating func indicate(_ indication: StatusIndication, now: Duration) -> [Change] {
-        self.indication = indication
         status = patterns.status[indication] ?? .steady(.inactive)
         return flashing ? [] : start(.statusLED, status, now: now)
     }

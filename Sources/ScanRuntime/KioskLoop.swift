@@ -125,8 +125,6 @@ public final class KioskLoop {
         finishStep()
     }
 
-    public var isStopped: Bool { stopped }
-
     /// Applies new settings, viewport and decoder (SIGHUP, `SET`). Hardware stays as it is.
     public func reload(_ new: KioskTuning, now: Duration) {
         tuning = new

@@ -5,6 +5,12 @@ import Testing
 @Suite struct RunCommandTests {
     static let repo = Fixture.repo
 
+    /// A simulated board showing qr.png with a torch line; `gpio` adds lines, `then` tables.
+    static func simulatedConfig(gpio: String = "", then: String = "") -> String {
+        "hardware = \"simulated\"\n[camera]\nimages = [\"\(Fixture.path("qr.png"))\"]\n"
+            + "[gpio]\nboard = \"simulated\"\ntorch = { pin = \"GPIO27\" }\n" + gpio + then
+    }
+
     /// Issue 13, defect 4: SIGTERM during start-up. The runtime used to be stopped before it ran,
     /// then `run()` reopened the camera and waited forever. Now the service group's graceful
     /// shutdown (or the default action, before the group is up) ends the process at once.
@@ -12,14 +18,7 @@ import Testing
         let dir = try Fixture.temporaryFolder("scand-term")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
-        try """
-            hardware = "simulated"
-            [camera]
-            images = ["\(Fixture.path("qr.png"))"]
-            [gpio]
-            board = "simulated"
-            torch = { pin = "GPIO27" }
-            """.write(to: config, atomically: true, encoding: .utf8)
+        try Self.simulatedConfig().write(to: config, atomically: true, encoding: .utf8)
         for delayMs in [0, 20, 100, 300] {
             let process = Process()
             process.executableURL = Run.scand
@@ -48,17 +47,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
         let status = dir.appendingPathComponent("status.json")
-        let good = """
-            hardware = "simulated"
-            [camera]
-            images = ["\(Fixture.path("qr.png"))"]
-            [gpio]
-            board = "simulated"
-            button = { pin = "GPIO17" }
-            torch = { pin = "GPIO27" }
-            [status]
-            file = "\(status.path)"
-            """
+        let good = Self.simulatedConfig(gpio: "button = { pin = \"GPIO17\" }\n", then: "[status]\nfile = \"\(status.path)\"\n")
         try good.write(to: config, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = Run.scand

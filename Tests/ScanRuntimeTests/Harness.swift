@@ -50,9 +50,9 @@ final class Harness {
     var now: Duration { clock.now.offset }
     var status: KioskStatus { loop.status }
 
-    func start() { loop.start(now: now) }
-    func stop() { loop.stop(now: now) }
-    func send(_ event: KioskEvent) { loop.handle(.kiosk(event), now: now) }
+    func start() { kiosk.start() }
+    func stop() { kiosk.stop() }
+    func send(_ event: KioskEvent) { kiosk.send(event) }
 
     /// Moves virtual time forward by `total` (see `VirtualKiosk.advance`).
     func advance(_ total: Duration) { kiosk.advance(total) }
