@@ -26,7 +26,9 @@ struct Reader {
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
-        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images", "frames_per_image"])
+        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images", "frames_per_image",
+                                                          "keep_streaming"])
+        c.camera.keepStreaming = bool(cam, "camera.keep_streaming", default: c.camera.keepStreaming)
         c.camera.device = string(cam, "camera.device", default: c.camera.device)
         c.camera.quality = choice(cam, "camera.quality", default: c.camera.quality)
         c.camera.width = int(cam, "camera.width", default: c.camera.quality.size.width, range: 160...4096)
@@ -66,7 +68,12 @@ struct Reader {
             fail("camera.images", "the simulated camera needs image files or folders to play")
         }
 
-        let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms", "same_symbol_timeout_ms"])
+        let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms",
+                                                        "same_symbol_timeout_ms", "trigger", "multiple", "presentation"])
+        c.kiosk.trigger = choice(scan, "scan.trigger", default: c.kiosk.trigger)
+        c.kiosk.multiple = int(scan, "scan.multiple", default: c.kiosk.multiple, range: 1...16)
+        let presentation = table(scan["presentation"], "scan.presentation", allowed: ["idle_ms"])
+        c.kiosk.presentationIdle = millis(presentation, "scan.presentation.idle_ms", default: c.kiosk.presentationIdle, range: 200...600_000)
         c.sameSymbolTimeout = millis(scan, "scan.same_symbol_timeout_ms", default: c.sameSymbolTimeout, range: 0...600_000)
         if let v = scan["viewport"] {
             let numbers = numbersArray(v, "scan.viewport")
@@ -89,6 +96,9 @@ struct Reader {
         c.kiosk.sessionTimeout = millis(scan, "scan.session_timeout_ms", default: c.kiosk.sessionTimeout, range: 500...600_000)
         c.kiosk.alphanumeric = choice(scan, "scan.alphanumeric", default: c.kiosk.alphanumeric)
         c.kiosk.confirmTimeout = millis(scan, "scan.confirm_timeout_ms", default: c.kiosk.confirmTimeout, range: 500...600_000)
+        if c.kiosk.multiple > 1 && c.kiosk.alphanumeric == .confirm {
+            fail("scan.multiple", "several codes at once cannot wait for one confirming press; use scan.alphanumeric = \"immediate\" or multiple = 1")
+        }
 
         let decoding = table(top["decoding"], "decoding", allowed: ["engines", "quality"])
         if decoding["engines"] != nil {
@@ -133,13 +143,17 @@ struct Reader {
         }
         c.kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, c.rules.rule($0).agreeingFrames) })
 
-        let torch = table(top["torch"], "torch", allowed: ["mode"])
+        let torch = table(top["torch"], "torch", allowed: ["mode", "skip_frames"])
         c.kiosk.torchMode = choice(torch, "torch.mode", default: c.kiosk.torchMode)
+        c.kiosk.framesSkippedAfterTorch = int(torch, "torch.skip_frames", default: c.kiosk.framesSkippedAfterTorch, range: 0...30)
 
         let button = table(top["button"], "button", allowed: ["debounce_ms", "long_press_ms", "long_press"])
         c.debounce = millis(button, "button.debounce_ms", default: c.debounce, range: 0...1000)
         c.kiosk.longPressAfter = millis(button, "button.long_press_ms", default: c.kiosk.longPressAfter, range: 100...10_000)
         c.kiosk.longPressAction = choice(button, "button.long_press", default: c.kiosk.longPressAction)
+        if c.kiosk.longPressAction != .none && c.kiosk.trigger != .pulse {
+            fail("button.long_press", "a long press has a meaning with scan.trigger = \"pulse\" only (now \"\(c.kiosk.trigger.rawValue)\")")
+        }
 
         let buzzerTable = table(top["buzzer"], "buzzer", allowed: ["pwm", "frequency_hz"])
         let pwm = string(buzzerTable, "buzzer.pwm", default: "")

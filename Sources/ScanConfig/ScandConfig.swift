@@ -35,6 +35,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var images: [String] = []
         /// Simulated camera: frames each image is shown for (a code stays in view a while).
         public var framesPerImage = 15
+        /// Keep the stream on between sessions (a warm camera: a press uses the next frame).
+        public var keepStreaming = false
     }
 
     /// One GPIO line of the board profile, as the kiosk uses it.

@@ -4,7 +4,7 @@
 ///
 ///     TRIGGER            start a scan session (like a press)
 ///     STOP               end the session (like a cancelling press)
-///     TORCH ON|OFF|AUTO  torch mode for this run (AUTO: back to the config's mode)
+///     TORCH ON|OFF|AUTO|DEFAULT  torch mode for this run (AUTO: lit when dark; DEFAULT: the config's)
 ///     BEEP               the good-read beep
 ///     STATUS             camera state, torch, counts
 ///     VERSION            scand's version
@@ -41,8 +41,9 @@ public enum HostCommand: Equatable, Sendable {
             switch argument.uppercased() {
             case "ON": return .torch(.on)
             case "OFF": return .torch(.off)
-            case "AUTO": return .torch(nil)
-            default: throw HostCommandError("TORCH takes ON, OFF or AUTO")
+            case "AUTO": return .torch(.auto)
+            case "DEFAULT": return .torch(nil)
+            default: throw HostCommandError("TORCH takes ON, OFF, AUTO or DEFAULT")
             }
         case "SET":
             guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex,

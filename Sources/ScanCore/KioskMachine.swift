@@ -1,4 +1,5 @@
-/// What reaches the kiosk: driver events, timers, settings. Time only arrives as `timerFired`.
+/// What reaches the kiosk: driver events, timers, settings. Time only arrives as `timerFired`
+/// and with decoded frames.
 public enum KioskEvent: Equatable, Sendable {
     /// The runtime is up: outputs are in their initial state.
     case started
@@ -6,14 +7,18 @@ public enum KioskEvent: Equatable, Sendable {
     case buttonReleased
     /// A trigger from the host (serial command): like a press, but never confirms or toggles.
     case hostTrigger
-    /// The host ends the session (like a cancelling press; nothing when idle).
+    /// The host ends the session (like a cancelling press; nothing when idle). In continuous
+    /// mode it pauses scanning until the next trigger.
     case hostStop
     /// The host sets the torch mode for this run; nil returns to the configured mode.
     case torchOverride(TorchMode?)
     case timerFired(KioskTimer)
-    /// Symbols decoded from a frame of `session`, viewport already applied, at `at` (any
-    /// monotonic time: the same-symbol window is measured on it).
-    case decoded(session: Int, symbols: [Symbol], at: Duration = .zero)
+    /// Symbols decoded from a frame of `session`, viewport already applied, nearest the
+    /// viewport's centre first, at `at` (any monotonic time: the same-symbol window is measured
+    /// on it). `brightness`: the viewport's mean level (0...255), for the automatic torch.
+    case decoded(session: Int, symbols: [Symbol], at: Duration = .zero, brightness: Double? = nil)
+    /// The change detector saw the scene change (presentation mode).
+    case sceneChanged
     /// Driving the torch line failed: the torch is in an unknown state.
     case torchFailed
     case cameraChanged(CameraState)
@@ -25,6 +30,16 @@ public enum KioskEvent: Equatable, Sendable {
 /// The timers the machine asks for. Starting a running timer restarts it.
 public enum KioskTimer: String, Sendable, Hashable, CaseIterable {
     case session, confirmation, longPress
+    /// Presentation mode: the scene has been still this long; back to watching.
+    case presentationIdle
+}
+
+/// What kind of frames the camera should deliver when no session decodes.
+public enum CameraDuty: Equatable, Sendable {
+    /// Not needed (the runtime may stop the stream).
+    case idle
+    /// Frames go to the change detector (presentation mode).
+    case watch
 }
 
 /// What the kiosk asks the runtime to do, in order.
@@ -32,6 +47,8 @@ public enum KioskEffect: Equatable, Sendable {
     case setTorch(on: Bool)
     case startCapture(session: Int)
     case stopCapture
+    /// What the camera does between sessions.
+    case cameraDuty(CameraDuty)
     case feedback(Feedback)
     case indicate(StatusIndication)
     case deliver(ScanResult)
@@ -42,9 +59,17 @@ public enum KioskEffect: Equatable, Sendable {
 
 /// The kiosk loop as a pure state machine: `handle(_:)` takes one event and returns the effects
 /// to carry out. No clock reads, no I/O, no threads.
+///
+/// Trigger modes (`KioskSettings.trigger`): `pulse` (a press starts a session, the first read
+/// or the timeout ends it, a press cancels), `level` (scans while the button is held), `presentation`
+/// (the change detector wakes scanning; `presentationIdle` without change goes back to watching)
+/// and `continuous` (always scanning). In the last two, reads do not end the session and the
+/// same-symbol window holds back repeats.
 public struct KioskMachine: Sendable {
     public enum Phase: Equatable, Sendable {
         case idle
+        /// Presentation mode between sessions: frames go to the change detector.
+        case watching
         case scanning(session: Int)
         /// A non-numeric result waits for a confirming press.
         case awaitingConfirmation(ScanResult)
@@ -58,16 +83,22 @@ public struct KioskMachine: Sendable {
     public private(set) var settings: KioskSettings
 
     private var session = 0
+    private var sequence = 0
+    private var buttonDown = false
+    /// The code seen in the last frames of this session and in how many in a row.
+    private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
     /// Repeats of the same code within `settings.sameSymbolTimeout` are held back; a press starts
     /// a new intent, so a press-started session forgets the last code.
     private var sameSymbol: SameSymbolFilter
     /// A press while scanning with a long-press action: it cancels on release unless it became
     /// a long press first.
     private var pressPending = false
-    private var sequence = 0
-    private var buttonDown = false
-    /// The code seen in the last frames of this session and in how many in a row.
-    private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
+    /// Continuous mode paused by the host (`STOP`) until the next trigger.
+    private var paused = false
+    /// Frames still to pass unlooked-at after the torch came on (old exposure).
+    private var framesToSkip = 0
+    /// The automatic torch's view of the scene.
+    private var light = AmbientLight()
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -92,7 +123,7 @@ public struct KioskMachine: Sendable {
         case .buttonPressed:
             buttonDown = true
             var effects: [KioskEffect] = []
-            if settings.longPressAction != .none {
+            if settings.longPressAction != .none, settings.trigger == .pulse {
                 effects.append(.startTimer(.longPress, after: settings.longPressAfter))
                 if case .scanning = phase {
                     // Held long, it is the long-press action; released early, it cancels.
@@ -104,33 +135,44 @@ public struct KioskMachine: Sendable {
             return effects + trigger(confirms: true)
         case .buttonReleased:
             buttonDown = false
-            guard settings.longPressAction != .none else { return [] }
-            var effects: [KioskEffect] = [.cancelTimer(.longPress)]
+            var effects: [KioskEffect] = []
+            if settings.longPressAction != .none, settings.trigger == .pulse { effects.append(.cancelTimer(.longPress)) }
             if pressPending {
                 pressPending = false
                 metrics.presses -= 1 // counted again by the trigger
                 effects += trigger(confirms: true)
+            } else if settings.trigger == .level, case .scanning = phase {
+                metrics.closedWithoutScan += 1
+                effects += endSession(.noRead) + [.log(.info, "scan session \(session) ended: button released without a code")]
             }
             return effects
-        case .torchFailed:
-            guard torch != .unavailable, torch != .failed else { return [] }
-            torch = .failed
-            metrics.errors += 1
-            return [.log(.error, "torch state unknown: the line could not be driven")]
         case .hostTrigger:
             return trigger(confirms: false)
         case .hostStop:
+            if settings.trigger == .continuous { paused = true }
             guard case .scanning = phase else { return [] }
             metrics.closedWithoutScan += 1
             return endSession(.cancelled) + [.log(.info, "scan session \(session) stopped by the host")]
         case .torchOverride(let mode):
             torchOverride = mode
             guard case .scanning = phase else { return [] }
-            return torchMode == .on ? torchOn() : torchOff()
+            return sessionTorch()
         case .timerFired(let timer):
             return timerFired(timer)
-        case .decoded(let from, let symbols, let now):
-            return decoded(from: from, symbols, at: now)
+        case .decoded(let from, let symbols, let now, let brightness):
+            return decoded(from: from, symbols, at: now, brightness: brightness)
+        case .sceneChanged:
+            switch phase {
+            case .watching: return startSession()
+            case .scanning where settings.trigger == .presentation:
+                return [.startTimer(.presentationIdle, after: settings.presentationIdle)]
+            default: return []
+            }
+        case .torchFailed:
+            guard torch != .unavailable, torch != .failed else { return [] }
+            torch = .failed
+            metrics.errors += 1
+            return [.log(.error, "torch state unknown: the line could not be driven")]
         case .cameraChanged(let state):
             return cameraChanged(state)
         case .settingsChanged(let new):
@@ -138,6 +180,7 @@ public struct KioskMachine: Sendable {
         case .stopping:
             var effects: [KioskEffect] = []
             if case .scanning = phase { effects += [.stopCapture] }
+            if phase == .watching { effects += [.cameraDuty(.idle)] }
             effects += KioskTimer.allCases.map { .cancelTimer($0) }
             effects += torchOff(force: true)
             phase = .stopped
@@ -153,74 +196,140 @@ public struct KioskMachine: Sendable {
         case .stopped:
             return []
         case .scanning:
-            // A press during a session cancels it (the seed's close button).
-            metrics.closedWithoutScan += 1
-            return endSession(.cancelled) + [.log(.info, "scan session \(session) cancelled")]
+            switch settings.trigger {
+            case .pulse, .presentation:
+                // A press during a session cancels it (the seed's close button).
+                metrics.closedWithoutScan += 1
+                return endSession(.cancelled) + [.log(.info, "scan session \(session) cancelled")]
+            case .level, .continuous:
+                return [] // already scanning while held / always scanning
+            }
         case .awaitingConfirmation(let held):
-            guard confirms else { return startSession() }
+            guard confirms else { return startSession(byPress: true) }
             phase = .idle
             metrics.goodReads += 1
-            return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held),
-                    .indicate(.ready), .log(.info, "result \(held.sequence) confirmed")]
-        case .idle:
-            return startSession()
+            return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held)] + resume()
+                + [.log(.info, "result \(held.sequence) confirmed")]
+        case .idle, .watching:
+            paused = false
+            return startSession(byPress: true)
         }
     }
 
-    private mutating func startSession() -> [KioskEffect] {
+    private mutating func startSession(byPress: Bool = false) -> [KioskEffect] {
         var effects: [KioskEffect] = []
         if case .awaitingConfirmation = phase { effects += [.cancelTimer(.confirmation)] }
         guard camera.isAvailable else {
-            metrics.errors += 1
             phase = .idle
+            guard byPress else { return effects }
+            metrics.errors += 1
             return effects + [.feedback(.error), .log(.warning, "press ignored: camera \(camera)")]
         }
+        if phase == .watching { effects += [.cameraDuty(.idle)] }
         session += 1
         phase = .scanning(session: session)
         candidate = nil
         pressPending = false
-        sameSymbol.forget() // a press is a new intent: the same code is reported again
+        light = AmbientLight()
+        // A press is a new intent: the same code is reported again. Without a press
+        // (presentation, continuous) the same-symbol window holds back repeats.
+        if byPress && settings.trigger != .continuous { sameSymbol.forget() }
         effects += torchOff(force: true) // off whenever a session starts, then on if configured
-        if torchMode == .on { effects += torchOn() }
-        effects += [.startCapture(session: session), .startTimer(.session, after: settings.sessionTimeout),
-                    .indicate(.scanning), .log(.info, "scan session \(session) started")]
+        effects += sessionTorch()
+        effects += [.startCapture(session: session)]
+        switch settings.trigger {
+        case .pulse, .level: effects += [.startTimer(.session, after: settings.sessionTimeout)]
+        case .presentation: effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)]
+        case .continuous: break
+        }
+        effects += [.indicate(.scanning), .log(.info, "scan session \(session) started")]
         return effects
     }
 
-    /// Ends the scanning session: capture off, torch off, the session timer cancelled.
-    private mutating func endSession(_ feedback: Feedback) -> [KioskEffect] {
+    /// Ends the scanning session: capture off, torch off, the session timers cancelled; then
+    /// what the mode does between sessions.
+    private mutating func endSession(_ feedback: Feedback?) -> [KioskEffect] {
         phase = .idle
         pressPending = false
-        return [.stopCapture, .cancelTimer(.session)] + torchOff() + [.feedback(feedback),
-                .indicate(StatusIndication(camera: camera) ?? .ready)]
+        var effects: [KioskEffect] = [.stopCapture] + sessionTimersOff() + torchOff()
+        if let feedback { effects.append(.feedback(feedback)) }
+        return effects + resume()
     }
 
-    private mutating func decoded(from: Int, _ symbols: [Symbol], at now: Duration) -> [KioskEffect] {
+    /// The timers a session of this mode runs.
+    private func sessionTimersOff() -> [KioskEffect] {
+        switch settings.trigger {
+        case .pulse, .level: return [.cancelTimer(.session)]
+        case .presentation: return [.cancelTimer(.presentationIdle)]
+        case .continuous: return []
+        }
+    }
+
+    /// Back to what the mode does without a session: ready (pulse, level), watching
+    /// (presentation) or scanning again (continuous, unless paused or the camera is away).
+    private mutating func resume() -> [KioskEffect] {
+        guard phase == .idle else { return [] }
+        let ready: [KioskEffect] = [.indicate(StatusIndication(camera: camera) ?? .ready)]
+        guard camera.isAvailable else { return ready }
+        switch settings.trigger {
+        case .pulse, .level: return ready
+        case .presentation:
+            phase = .watching
+            return [.cameraDuty(.watch)] + ready
+        case .continuous:
+            return paused ? ready : startSession()
+        }
+    }
+
+    private mutating func decoded(from: Int, _ symbols: [Symbol], at now: Duration, brightness: Double?) -> [KioskEffect] {
         guard phase == .scanning(session: from) else { return [] }
-        guard let symbol = symbols.first(where: { !$0.isEmpty }) else { candidate = nil; return [] }
+        var effects: [KioskEffect] = []
+        if let brightness, torchMode == .auto, torch == .off, light.isDark(after: brightness) {
+            effects += torchOn(automatic: true)
+        }
+        if framesToSkip > 0 {
+            framesToSkip -= 1
+            return effects
+        }
+        let codes = symbols.filter { !$0.isEmpty }
+        guard let symbol = codes.first else { candidate = nil; return effects }
         // A code counts once it was the same in enough consecutive frames.
         let frames = candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames + 1 : 1 } ?? 1
         candidate = (symbol.symbology, symbol.bytes, frames)
-        guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return [] }
+        guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return effects }
         candidate = nil
-        // A repeat is decided before any feedback, count or sequence number: the session goes on.
-        guard sameSymbol.admit(symbol, at: now) else {
-            metrics.repeatsHeldBack += 1
-            return [.log(.debug, "\(symbol.symbology.rawValue) read again within the same-symbol time: held back")]
+        // Up to `multiple` distinct codes of this frame, nearest the centre first. A repeat is
+        // decided before any feedback, count or sequence number: the session goes on.
+        var batch: [Symbol] = []
+        for code in codes where batch.count < settings.multiple {
+            guard !batch.contains(where: { $0.symbology == code.symbology && $0.bytes == code.bytes }) else { continue }
+            if sameSymbol.admit(code, at: now) { batch.append(code) } else { metrics.repeatsHeldBack += 1 }
         }
-        sequence += 1
-        let result = ScanResult(sequence: sequence, session: from, symbol: symbol)
+        guard !batch.isEmpty else {
+            return effects + [.log(.debug, "\(symbol.symbology.rawValue) read again within the same-symbol time: held back")]
+        }
+        let results = batch.map { code -> ScanResult in
+            sequence += 1
+            return ScanResult(sequence: sequence, session: from, symbol: code)
+        }
+        let keepsScanning = settings.trigger == .continuous || settings.trigger == .presentation
+        let holds = results.count == 1 && !batch[0].numericOnly && settings.alphanumeric == .confirm
+        if keepsScanning && !holds {
+            metrics.goodReads += results.count
+            effects += [.feedback(.goodRead)] + results.map { .deliver($0) }
+            if settings.trigger == .presentation { effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)] }
+            return effects
+        }
         phase = .idle
-        var effects: [KioskEffect] = [.stopCapture, .cancelTimer(.session)] + torchOff() + [.feedback(.goodRead)]
-        if symbol.numericOnly || settings.alphanumeric == .immediate {
-            metrics.goodReads += 1
-            effects += [.deliver(result), .indicate(.ready)]
-        } else {
+        effects += [.stopCapture] + sessionTimersOff() + torchOff() + [.feedback(.goodRead)]
+        if holds {
+            let result = results[0]
             phase = .awaitingConfirmation(result)
-            effects += [.startTimer(.confirmation, after: settings.confirmTimeout), .indicate(.awaitingConfirmation),
-                        .log(.info, "\(symbol.symbology.rawValue) result \(sequence) held for confirmation")]
+            return effects + [.startTimer(.confirmation, after: settings.confirmTimeout), .indicate(.awaitingConfirmation),
+                              .log(.info, "\(result.symbol.symbology.rawValue) result \(result.sequence) held for confirmation")]
         }
-        return effects
+        metrics.goodReads += results.count
+        return effects + results.map { .deliver($0) } + resume()
     }
 
     private mutating func timerFired(_ timer: KioskTimer) -> [KioskEffect] {
@@ -228,11 +337,12 @@ public struct KioskMachine: Sendable {
         case (.session, .scanning):
             metrics.closedWithoutScan += 1
             return endSession(.noRead) + [.log(.info, "scan session \(session) timed out without a code")]
+        case (.presentationIdle, .scanning):
+            return endSession(nil) + [.log(.info, "scan session \(session): the scene is still; watching again")]
         case (.confirmation, .awaitingConfirmation(let held)):
             phase = .idle
             metrics.confirmationsExpired += 1
-            return [.indicate(StatusIndication(camera: camera) ?? .ready),
-                    .log(.notice, "result \(held.sequence) discarded: not confirmed in time")]
+            return resume() + [.log(.notice, "result \(held.sequence) discarded: not confirmed in time")]
         case (.longPress, .scanning) where buttonDown && settings.longPressAction == .torch:
             pressPending = false // the release no longer cancels
             guard torch != .unavailable else { return [.log(.info, "long press: no torch configured")] }
@@ -256,35 +366,85 @@ public struct KioskMachine: Sendable {
                 metrics.errors += 1
                 return effects + endSession(.error)
             }
+            if phase == .watching {
+                phase = .idle
+                effects += [.cameraDuty(.idle)]
+            }
             effects += torchOff()
         }
         if case .awaitingConfirmation = phase { return effects }
+        if state.isAvailable, phase == .idle { return effects + resume() }
         return effects + [.indicate(StatusIndication(camera: state) ?? .ready)]
     }
 
     private mutating func settingsChanged(_ new: KioskSettings) -> [KioskEffect] {
         var effects: [KioskEffect] = []
         if !new.hasTorch && settings.hasTorch { effects += torchOff() }
+        let modeChanged = new.trigger != settings.trigger
         settings = new
         sameSymbol.window = new.sameSymbolTimeout
         if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
         if case .scanning = phase, torchMode == .off { effects += torchOff() }
-        return effects + [.log(.info, "settings applied")]
+        effects.append(.log(.info, "settings applied"))
+        guard modeChanged else { return effects }
+        // Another trigger mode: whatever runs ends quietly and the new mode takes over.
+        switch phase {
+        case .scanning: effects += endSession(nil)
+        case .watching:
+            phase = .idle
+            effects += [.cameraDuty(.idle)] + resume()
+        case .idle: effects += resume()
+        default: break
+        }
+        return effects
     }
 
     // MARK: - Torch
 
-    private mutating func torchOn() -> [KioskEffect] {
+    /// The torch as the session's mode wants it now: on, off, or (auto) left to the light.
+    private mutating func sessionTorch() -> [KioskEffect] {
+        switch torchMode {
+        case .on: return torchOn()
+        case .off: return torchOff()
+        case .auto: return []
+        }
+    }
+
+    private mutating func torchOn(automatic: Bool = false) -> [KioskEffect] {
         guard torch == .off || torch == .failed else { return [] }
         torch = .on
-        metrics.torchOn += 1
-        return [.setTorch(on: true)]
+        if automatic { metrics.torchAutoOn += 1 } else { metrics.torchOn += 1 }
+        framesToSkip = settings.framesSkippedAfterTorch
+        return [.setTorch(on: true)] + (automatic ? [.log(.info, "torch on: the viewport is dark")] : [])
     }
 
     /// Turns the torch off; `force` drives the line even when it is believed off (start, stop).
     private mutating func torchOff(force: Bool = false) -> [KioskEffect] {
         guard torch == .on || torch == .failed || (force && torch == .off) else { return [] }
         torch = .off
+        framesToSkip = 0
         return [.setTorch(on: false)]
+    }
+}
+
+/// The automatic torch's judgement of the scene: the viewport's brightness averaged over the
+/// last frames, dark below `darkBelow`. Once it lights the torch, the torch stays on for the
+/// rest of the session (the light it adds would otherwise switch it off again: flicker); the
+/// next session measures afresh.
+struct AmbientLight: Sendable {
+    /// Mean level (0...255) under which the scene counts as dark.
+    static let darkBelow = 60.0
+    /// Frames averaged (an exponential mean with this span).
+    static let span = 4.0
+    private var mean: Double?
+    private var frames = 0
+
+    /// Takes one frame's brightness; whether the scene is now dark. Needs a few frames first,
+    /// so that one dark frame (a hand passing) does not light it.
+    mutating func isDark(after brightness: Double) -> Bool {
+        frames += 1
+        let alpha = 2 / (Self.span + 1)
+        mean = mean.map { $0 + alpha * (brightness - $0) } ?? brightness
+        return frames >= 3 && (mean ?? 255) < Self.darkBelow
     }
 }

@@ -34,7 +34,24 @@ public enum CameraState: Equatable, Sendable, CustomStringConvertible {
 }
 
 /// Whether the torch lights during a session.
-public enum TorchMode: String, Sendable, CaseIterable { case on, off }
+public enum TorchMode: String, Sendable, CaseIterable {
+    case on, off
+    /// Lit when the viewport is dark (its brightness over the last frames), then kept on for
+    /// the rest of the session.
+    case auto
+}
+
+/// How scanning starts and ends (boxed scanners' trigger modes).
+public enum TriggerMode: String, Sendable, CaseIterable {
+    /// A press starts a session; the first read or the timeout ends it; a press cancels.
+    case pulse
+    /// Scans while the button is held; a release without a read ends it (the no-read pattern).
+    case level
+    /// No press: a change in the scene wakes scanning; a still scene goes back to watching.
+    case presentation
+    /// Always scanning; every new code reported, repeats held back by the same-symbol time.
+    case continuous
+}
 
 /// The torch as the kiosk knows it: always known, always reported.
 public enum TorchState: String, Sendable, Equatable {
@@ -65,6 +82,13 @@ public enum LongPressAction: String, Sendable, CaseIterable {
 /// The kiosk's behaviour settings, from the config.
 public struct KioskSettings: Equatable, Sendable {
     public var torchMode: TorchMode = .on
+    public var trigger: TriggerMode = .pulse
+    /// Presentation mode: back to watching after this long without a change or a read.
+    public var presentationIdle: Duration = .seconds(3)
+    /// Distinct codes one read reports (the nearest the viewport's centre first).
+    public var multiple = 1
+    /// Frames not looked at after the torch comes on (they may carry the old exposure).
+    public var framesSkippedAfterTorch = 0
     /// Whether a torch line is configured at all.
     public var hasTorch: Bool = true
     public var sessionTimeout: Duration = .seconds(10)
@@ -149,6 +173,8 @@ public struct KioskMetrics: Equatable, Sendable {
     public var confirmationsExpired = 0
     /// Reads of the same code within the same-symbol time, held back.
     public var repeatsHeldBack = 0
+    /// Times the automatic torch mode lit the torch (apart from `torchOn`).
+    public var torchAutoOn = 0
     public init() {}
 }
 

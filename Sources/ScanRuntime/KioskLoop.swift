@@ -9,10 +9,12 @@ import Glibc
 /// What reaches the kiosk loop from its children (button, capture, host link) and from outside.
 public enum LoopInput: Sendable, Equatable {
     case kiosk(KioskEvent)
-    /// A frame of `session` was decoded (on the decode thread) in `seconds`.
-    case decoded(session: Int, symbols: [Symbol], seconds: Double)
-    /// Capture for `session` failed: the camera is in `state`; `message` is for the log.
-    case captureFailed(session: Int, state: CameraState, message: String)
+    /// A frame of `session` was decoded (on the decode thread) in `seconds`; `brightness`: the
+    /// viewport's mean level, when the torch mode wants it.
+    case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil)
+    /// Capture for `session` (nil: a stream without a session, warm or watching) failed: the
+    /// camera is in `state`; `message` is for the log.
+    case captureFailed(session: Int?, state: CameraState, message: String)
 }
 
 /// The kiosk's decisions and their execution, one step at a time: the `KioskMachine`, the
@@ -34,8 +36,14 @@ public final class KioskLoop {
     let logger: Logger
     let onEvent: (@Sendable (String) -> Void)?
     let onStatus: (@Sendable (KioskStatus) -> Void)?
-    /// Told which session the capture child should serve (nil: none).
-    var onCapture: ((Int?) -> Void)?
+    /// Told what the capture child should do with frames from now on.
+    var onCapture: ((CaptureWork) -> Void)?
+    /// Keep the stream on between sessions (`camera.keep_streaming`).
+    let keepStreaming: Bool
+    /// What the machine wants of the camera between sessions.
+    private var duty = CameraDuty.idle
+    /// Whether the camera streams (`startCapture` succeeded and no stop since).
+    private var streaming = false
 
     enum Timer: Hashable { case kiosk(KioskTimer), camera(CameraSupervisor.Timer), outputRetry }
     private var deadlines: [Timer: Duration] = [:]
@@ -47,6 +55,13 @@ public final class KioskLoop {
 
     /// The session whose frames are wanted, if capture runs.
     public private(set) var capturing: Int?
+
+    /// What the capture child does with frames now.
+    public var work: CaptureWork {
+        if let capturing { return .decode(session: capturing, watching: machine.settings.trigger == .presentation) }
+        guard streaming else { return .none }
+        return duty == .watch ? .watch : .drain
+    }
     private var framesDecoded = 0
     private var decodeSeconds = 0.0
     /// When capture last made progress (started, or a frame decoded).
@@ -55,8 +70,9 @@ public final class KioskLoop {
     private var failures: [String] = []
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput], logger: Logger,
-                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1,
+                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
+        self.keepStreaming = keepStreaming
         var settings = tuning.settings
         settings.sameSymbolTimeout = tuning.sameSymbolTimeout
         machine = KioskMachine(settings: settings, firstSequence: firstSequence)
@@ -143,7 +159,7 @@ public final class KioskLoop {
         case .stop: handle(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
             handle(.kiosk(.torchOverride(mode)), now: now)
-            let word = mode.map { $0.rawValue.uppercased() } ?? "AUTO"
+            let word = mode.map { $0.rawValue.uppercased() } ?? "DEFAULT"
             if let failure = failures.first { return "ERR TORCH \(word): \(failure)" }
             return "OK TORCH " + word
         case .beep:
@@ -203,7 +219,7 @@ public final class KioskLoop {
         switch input {
         case .kiosk(let event):
             queue.append(.kiosk(event))
-        case .decoded(let session, let symbols, let seconds):
+        case .decoded(let session, let symbols, let seconds, let brightness):
             guard capturing == session else { return }
             framesDecoded += 1
             decodeSeconds += seconds
@@ -214,9 +230,9 @@ public final class KioskLoop {
                 }
                 event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
             }
-            queue.append(.kiosk(.decoded(session: session, symbols: symbols, at: now)))
+            queue.append(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness)))
         case .captureFailed(let session, let state, let message):
-            guard capturing == session else { return }
+            guard capturing == session, streaming else { return }
             logger.error("camera \(hardware.camera.name): \(message)")
             queue.append(.camera(.failed(state)))
         }
@@ -238,18 +254,15 @@ public final class KioskLoop {
         case .startCapture(let session):
             event("scanning-started", ["session": "\(session)"])
             lastProgress = now
-            do {
-                try hardware.camera.startCapture()
-                capturing = session
-                onCapture?(session)
-            } catch {
-                logger.error("camera \(hardware.camera.name): \(error)")
-                queue.append(.camera(.failed(Self.cameraState(error))))
-            }
+            capturing = session
+            updateStream()
         case .stopCapture:
             event("scanning-stopped", [:])
-            endCapture()
-            hardware.camera.stopCapture()
+            capturing = nil
+            updateStream(stopping: true)
+        case .cameraDuty(let new):
+            duty = new
+            updateStream()
         case .feedback(let feedback):
             logger.info("feedback \(feedback.rawValue)")
             apply(player.feedback(feedback, now: now))
@@ -279,8 +292,10 @@ public final class KioskLoop {
                 queue.append(.camera(.openFailed(Self.cameraState(error))))
             }
         case .close:
-            endCapture()
+            capturing = nil
+            streaming = false
             hardware.camera.close()
+            onCapture?(work)
         case .check:
             do { try hardware.camera.check() } catch {
                 logger.error("camera \(hardware.camera.name): \(error)")
@@ -294,13 +309,29 @@ public final class KioskLoop {
             changed = true
             event("camera", ["state": JSONText.string(state.name)])
             queue.append(.kiosk(.cameraChanged(state)))
+            if state.isAvailable { updateStream() } // a warm camera streams from the start
         }
     }
 
-    private func endCapture() {
-        guard capturing != nil else { return }
-        capturing = nil
-        onCapture?(nil)
+    /// Starts or stops the stream as the work needs it (a session, watching, a warm camera);
+    /// `stopping`: a session's stop, which stops a stream nobody else needs even when it is
+    /// believed stopped (safe: stopping is idempotent).
+    private func updateStream(stopping: Bool = false) {
+        let wanted = capturing != nil || duty == .watch || (keepStreaming && supervisor.state.isAvailable)
+        if wanted && !streaming {
+            do {
+                try hardware.camera.startCapture()
+                streaming = true
+            } catch {
+                logger.error("camera \(hardware.camera.name): \(error)")
+                capturing = nil
+                queue.append(.camera(.failed(Self.cameraState(error))))
+            }
+        } else if !wanted && (streaming || stopping) {
+            hardware.camera.stopCapture()
+            streaming = false
+        }
+        onCapture?(work)
     }
 
     private func apply(_ changes: [IndicatorPlayer.Change]) {
@@ -376,6 +407,7 @@ public final class KioskLoop {
     static func name(_ phase: KioskMachine.Phase) -> String {
         switch phase {
         case .idle: return "idle"
+        case .watching: return "watching"
         case .scanning: return "scanning"
         case .awaitingConfirmation: return "awaiting-confirmation"
         case .stopped: return "stopped"

@@ -93,10 +93,10 @@ public actor KioskRuntime: Service {
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
-                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1,
+                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
         loop = KioskLoop(hardware: hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
-                         firstSequence: firstSequence, onStatus: onStatus, onEvent: onEvent)
+                         firstSequence: firstSequence, keepStreaming: keepStreaming, onStatus: onStatus, onEvent: onEvent)
         self.clock = clock
         self.logger = logger
         elapsed = Self.elapsedTime(on: clock)
@@ -138,7 +138,7 @@ public actor KioskRuntime: Service {
         } onGracefulShutdown: {
             Task { await self.stop() }
         }
-        capture.serve(nil)
+        capture.serve(.none)
         loop.stop(now: elapsed()) // after a cancellation without stop()
     }
 
@@ -148,7 +148,7 @@ public actor KioskRuntime: Service {
         guard !stopRequested else { return }
         stopRequested = true
         loop.stop(now: elapsed())
-        capture.serve(nil)
+        capture.serve(.none)
         stopSignal.fire()
         wakeup.fire()
     }
@@ -195,23 +195,25 @@ public actor KioskRuntime: Service {
         }
     }
 
-    /// Frames of the session being served, decoded on the decode thread, as inputs.
+    /// Frames as the loop wants them (decoded, watched or drained) on the decode thread, as inputs.
     private func captureFrames(_ camera: any FrameSource) async {
-        var failed: Int?
-        while let session = await capture.next(after: failed) {
+        let handler = FrameHandler()
+        var failed: CaptureWork?
+        while let work = await capture.next(after: failed) {
             failed = nil
             let frame: GrayFrame
             do { frame = try await camera.nextFrame() } catch {
                 if Task.isCancelled { return }
-                guard capture.current == session else { continue } // stopped meanwhile
-                failed = session
+                guard capture.current == work else { continue } // stopped or changed meanwhile
+                failed = work
+                let session: Int? = if case .decode(let s, _) = work { s } else { nil }
                 input(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"))
                 continue
             }
-            guard capture.current == session else { continue }
+            guard capture.current == work, work != .drain else { continue }
             let tuning = loop.tuning
-            let (symbols, seconds) = await decodeWorker.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
-            input(.decoded(session: session, symbols: symbols, seconds: seconds))
+            let inputs = await decodeWorker.run { handler.inputs(for: frame, work: work, tuning: tuning) }
+            for item in inputs { input(item) }
         }
     }
 
@@ -259,37 +261,36 @@ public actor KioskRuntime: Service {
     public static func level(_ level: LogLevel) -> Logger.Level { KioskLoop.level(level) }
 }
 
-/// Which session the capture child serves; it waits here while there is none.
+/// What the capture child does; it waits here while there is nothing to do.
 final class CaptureControl: Sendable {
     private struct State {
-        var session: Int?
-        var waiter: CheckedContinuation<Int?, Never>?
-        var waitingAfter: Int?
+        var work = CaptureWork.none
+        var waiter: CheckedContinuation<CaptureWork?, Never>?
+        var waitingAfter: CaptureWork?
         var closed = false
     }
     private let state = Mutex(State())
 
-    var current: Int? { state.withLock { $0.session } }
+    var current: CaptureWork { state.withLock { $0.work } }
 
-    /// Serves `session` (nil: none).
-    func serve(_ session: Int?) {
-        let resume: (CheckedContinuation<Int?, Never>, Int)? = state.withLock { s in
-            s.session = session
-            guard let session, session != s.waitingAfter, let w = s.waiter else { return nil }
+    func serve(_ work: CaptureWork) {
+        let resume: (CheckedContinuation<CaptureWork?, Never>, CaptureWork)? = state.withLock { s in
+            s.work = work
+            guard work != .none, work != s.waitingAfter, let w = s.waiter else { return nil }
             s.waiter = nil
-            return (w, session)
+            return (w, work)
         }
-        if let (w, session) = resume { w.resume(returning: session) }
+        if let (w, work) = resume { w.resume(returning: work) }
     }
 
-    /// The session to serve, other than `failed` (a session whose capture failed waits for the
-    /// next); nil when the task is cancelled.
-    func next(after failed: Int?) async -> Int? {
+    /// The work to do, other than `failed` (work whose frame failed waits for a change); nil
+    /// when the task is cancelled.
+    func next(after failed: CaptureWork?) async -> CaptureWork? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Int?, Never>) in
-                let now: Int?? = state.withLock { s in
+            await withCheckedContinuation { (c: CheckedContinuation<CaptureWork?, Never>) in
+                let now: CaptureWork?? = state.withLock { s in
                     if Task.isCancelled || s.closed { return .some(nil) }
-                    if let session = s.session, session != failed { return .some(session) }
+                    if s.work != .none, s.work != failed { return .some(s.work) }
                     s.waiter = c
                     s.waitingAfter = failed
                     return .none
@@ -297,7 +298,7 @@ final class CaptureControl: Sendable {
                 if let now { c.resume(returning: now) }
             }
         } onCancel: {
-            let w = state.withLock { s -> CheckedContinuation<Int?, Never>? in
+            let w = state.withLock { s -> CheckedContinuation<CaptureWork?, Never>? in
                 s.closed = true
                 defer { s.waiter = nil }
                 return s.waiter

@@ -11,6 +11,9 @@ public final class VirtualKiosk {
     public let clock: ManualClock
     public let camera: SimulatedCamera<ManualClock>
     public let loop: KioskLoop
+    private let handler = FrameHandler()
+    /// Work whose frame failed: no frames for it until the work changes (as the runtime's child).
+    private var failed: CaptureWork?
 
     /// `loop` must use `camera`, which must run on `clock`.
     public init(loop: KioskLoop, camera: SimulatedCamera<ManualClock>, clock: ManualClock) {
@@ -55,19 +58,23 @@ public final class VirtualKiosk {
 
     /// The next loop deadline or frame due time.
     private func nextEvent() -> Duration? {
-        let frameDue: Duration? = loop.capturing == nil ? nil : (camera.nextFrameDue?.offset ?? now)
+        let work = loop.work
+        let frameDue: Duration? = work == .none || work == failed ? nil : (camera.nextFrameDue?.offset ?? now)
         return [loop.nextDeadline, frameDue].compactMap { $0 }.min()
     }
 
-    /// What the capture child does with a frame that is due: decode it, or report the failure.
+    /// What the capture child does with a frame that is due: the frame handler's inputs, or
+    /// the failure.
     private func captureIfDue() {
-        guard let session = loop.capturing, (camera.nextFrameDue?.offset ?? now) <= now else { return }
+        let work = loop.work
+        if work != failed { failed = nil }
+        guard work != .none, work != failed, (camera.nextFrameDue?.offset ?? now) <= now else { return }
         do {
             let frame = try camera.takeFrame()
-            let tuning = loop.tuning
-            let (symbols, seconds) = DecodeWorker.decodeNow(frame, decoder: tuning.decoder, viewport: tuning.viewport)
-            loop.handle(.decoded(session: session, symbols: symbols, seconds: seconds), now: now)
+            for input in handler.inputs(for: frame, work: work, tuning: loop.tuning) { loop.handle(input, now: now) }
         } catch {
+            let session: Int? = if case .decode(let s, _) = work { s } else { nil }
+            failed = work
             loop.handle(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"), now: now)
         }
     }

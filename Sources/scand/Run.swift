@@ -93,7 +93,7 @@ struct Run: AsyncParsableCommand {
             if let metricsFile { MetricsFile.write(status, to: metricsFile) }
         }
         let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger,
-                                   firstSequence: board.lastSequence + 1, onStatus: onStatus, onEvent: publish)
+                                   firstSequence: board.lastSequence + 1, keepStreaming: loaded.camera.keepStreaming, onStatus: onStatus, onEvent: publish)
         let live = LiveConfig(path: config, overrides: overrides, running: loaded, hasTorchLine: board.hardware.torch != nil,
                               logger: logger) { await runtime.reload($0) }
         if let port = board.serialPort, loaded.serial.commands {

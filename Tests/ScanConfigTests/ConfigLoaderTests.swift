@@ -55,14 +55,14 @@ import Testing
             alphanumeric = "later"
             session_timeout_ms = 5
             [torch]
-            mode = "auto"
+            mode = "dim"
             [output.serial]
             baud = 1234
             """
         let e = errors(text)
         #expect(e.contains("test.toml:3: scan.alphanumeric: \"later\" is not allowed; use one of: immediate, confirm"))
         #expect(e.contains("test.toml:4: scan.session_timeout_ms: 5 is out of range; allowed: 500 to 600000"))
-        #expect(e.contains("test.toml:6: torch.mode: \"auto\" is not allowed; use one of: on, off"))
+        #expect(e.contains("test.toml:6: torch.mode: \"dim\" is not allowed; use one of: on, off, auto"))
         #expect(e.contains { $0.hasPrefix("test.toml:8: output.serial.baud: 1234 is not a standard rate") })
     }
 
