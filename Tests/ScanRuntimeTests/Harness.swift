@@ -22,13 +22,15 @@ final class Harness {
     let kiosk: VirtualKiosk
     private(set) lazy var button = VirtualButton(self)
 
-    init(images: [String] = ["qr.png"], settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
+    init(images: [String] = ["qr.png"], repeatEach: Int = 1, keepStreaming: Bool = false,
+         settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
          sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
          outputs: ((SimulatedSerialPort) throws -> [any ResultOutput])? = nil,
          torchLine: ((Trace) -> any OutputLine)? = nil) throws {
         let clock = self.clock
         trace = Trace(now: { clock.now.offset })
-        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: clock, trace: trace)
+        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, repeatEach: repeatEach,
+                                 clock: clock, trace: trace)
         serial = SimulatedSerialPort(name: "serial", trace: trace)
         var s = KioskSettings()
         s.hasTorch = torch
@@ -43,7 +45,7 @@ final class Harness {
             hardware: hardware,
             tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
-            logger: Logger(label: "test") { _ in logs }, onEvent: onEvent)
+            logger: Logger(label: "test") { _ in logs }, keepStreaming: keepStreaming, onEvent: onEvent)
         kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
     }
 
