@@ -14,6 +14,33 @@ public protocol BarcodeDecoder: Sendable {
     func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol]
 }
 
+/// A decoder whose work on a frame comes in two parts: a first look, cheap enough for every
+/// frame, and deeper passes for a frame whose first look found nothing, which may be abandoned
+/// between passes (the kiosk gives every new frame its first look while an older one gets the
+/// deep passes). `firstLook` then `deepLook` give what `decode` gives.
+public protocol StagedDecoder: BarcodeDecoder {
+    /// The first look at `viewport` of `frame`: its codes, and what the deep passes need.
+    func firstLook(_ frame: GrayFrame, viewport: Viewport) -> FirstLook
+    /// The deeper passes after a first look that found nothing; `abandon` is asked between
+    /// passes (true: give up, return nothing).
+    func deepLook(_ look: FirstLook, abandon: () -> Bool) -> [Symbol]
+}
+
+/// The result of a first look, handed to the deep passes (possibly on another thread).
+public struct FirstLook: @unchecked Sendable {
+    /// The codes found, nearest the viewport's centre first, in frame coordinates.
+    public var symbols: [Symbol]
+    let region: GrayFrame
+    let origin: (x: Int, y: Int)
+    let doubts: AnyObject?
+    init(symbols: [Symbol], region: GrayFrame, origin: (x: Int, y: Int), doubts: AnyObject?) {
+        self.symbols = symbols
+        self.region = region
+        self.origin = origin
+        self.doubts = doubts
+    }
+}
+
 extension BarcodeDecoder {
     /// Decodes the whole frame.
     public func decode(_ frame: GrayFrame) -> [Symbol] { decode(frame, viewport: .full) }

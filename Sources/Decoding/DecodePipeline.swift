@@ -5,7 +5,7 @@ import ScanHardware
 /// and zbar on it, and only when nothing was found, further passes on transformed images
 /// (`ImagePass`), as many as the quality level allows. Results are checked against the
 /// symbology rules and returned nearest the viewport centre first.
-public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
+public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The seed's quality levels: how many extra passes a frame may get.
     public typealias Quality = DecodeQuality
 
@@ -43,28 +43,44 @@ public final class DecodePipeline: BarcodeDecoder, @unchecked Sendable {
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
+        let look = firstLook(frame, viewport: viewport)
+        return look.symbols.isEmpty ? deepLook(look, abandon: { false }) : look.symbols
+    }
+
+    public func firstLook(_ frame: GrayFrame, viewport: Viewport) -> FirstLook {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
-        guard roi.width > 0, roi.height > 0 else { return [] }
+        guard roi.width > 0, roi.height > 0 else {
+            return FirstLook(symbols: [], region: GrayFrame(width: 0, height: 0, pixels: []), origin: (0, 0), doubts: nil)
+        }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
         let doubts = Doubts()
-        var found = rules.apply(confirmed(lookFirst(region), by: engines, in: region, doubts))
-        if found.isEmpty {
-            for pass in passes {
-                let lookers = pass == .thresholds ? thresholdEngines : engines
-                for transformed in pass.apply(region) {
-                    found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts))
-                        .map { transformed.mapBack($0) }
-                    if !found.isEmpty { break }
-                }
-                if !found.isEmpty { break }
+        let found = rules.apply(confirmed(lookFirst(region), by: engines, in: region, doubts))
+        return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
+    }
+
+    public func deepLook(_ look: FirstLook, abandon: () -> Bool) -> [Symbol] {
+        guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
+        let region = look.region
+        for pass in passes {
+            let lookers = pass == .thresholds ? thresholdEngines : engines
+            for transformed in pass.apply(region) {
+                if abandon() { return [] }
+                let found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts))
+                    .map { transformed.mapBack($0) }
+                if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
             }
         }
+        return []
+    }
+
+    /// Region coordinates to frame coordinates, nearest the region's centre first.
+    static func placed(_ found: [Symbol], in region: GrayFrame, at origin: (x: Int, y: Int)) -> [Symbol] {
         let shifted = found.map { s -> Symbol in
             var s = s
-            s.corners = s.corners.map { PixelPoint(x: $0.x + roi.x, y: $0.y + roi.y) }
+            s.corners = s.corners.map { PixelPoint(x: $0.x + origin.x, y: $0.y + origin.y) }
             return s
         }
-        let cx = Double(roi.x) + Double(roi.width) / 2, cy = Double(roi.y) + Double(roi.height) / 2
+        let cx = Double(origin.x) + Double(region.width) / 2, cy = Double(origin.y) + Double(region.height) / 2
         return shifted.sortedByDistance(toX: cx, y: cy)
     }
 

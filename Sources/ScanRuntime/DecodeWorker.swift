@@ -4,7 +4,9 @@ import Dispatch
 /// queue), never on the cooperative pool: a frame can take a few hundred milliseconds, and the
 /// kiosk loop, the button and the host link must not wait for it.
 final class DecodeWorker: Sendable {
-    private let queue = DispatchQueue(label: "scand.decode", qos: .userInitiated)
+    private let queue: DispatchQueue
+
+    init(label: String) { queue = DispatchQueue(label: label, qos: .userInitiated) }
 
     /// `body`'s result, computed on the decode thread.
     func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {

@@ -23,7 +23,44 @@ public final class FrameHandler: @unchecked Sendable {
 
     public init() {}
 
-    /// The inputs `frame` gives under `work`, with `tuning`'s decoder and viewport.
+    /// Deep passes still owed to a frame whose first look found nothing.
+    public struct DeepJob: Sendable {
+        public let work: CaptureWork
+        let session: Int
+        let look: FirstLook
+        let decoder: any StagedDecoder
+        let brightness: Double?
+    }
+
+    /// The inputs of `frame`'s first look under `work` (the change detector, a staged decoder's
+    /// first look, the brightness), and the deep passes it still needs, if any: the kiosk gives
+    /// every new frame its first look at once and older frames their deep passes on the side.
+    public func firstLook(for frame: GrayFrame, work: CaptureWork, tuning: KioskTuning) -> ([LoopInput], DeepJob?) {
+        guard case .decode(let session, let watching) = work, let staged = tuning.decoder as? any StagedDecoder else {
+            return (inputs(for: frame, work: work, tuning: tuning), nil)
+        }
+        var inputs: [LoopInput] = []
+        if watching, detector.changed(frame) { inputs.append(.kiosk(.sceneChanged)) }
+        let started = ContinuousClock.now
+        let look = staged.firstLook(frame, viewport: tuning.viewport)
+        let seconds = (ContinuousClock.now - started).milliseconds / 1000
+        let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
+        inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness))
+        let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, brightness: nil) : nil
+        return (inputs, deep)
+    }
+
+    /// The deep passes of `job`; nothing when `abandon` says so between passes (the session
+    /// ended or moved on).
+    public static func deepLook(_ job: DeepJob, abandon: () -> Bool) -> [LoopInput] {
+        let started = ContinuousClock.now
+        let symbols = job.decoder.deepLook(job.look, abandon: abandon)
+        guard !symbols.isEmpty, !abandon() else { return [] }
+        return [.decoded(session: job.session, symbols: symbols, seconds: (ContinuousClock.now - started).milliseconds / 1000)]
+    }
+
+    /// The inputs `frame` gives under `work`, with `tuning`'s decoder and viewport (the whole
+    /// decoding at once).
     public func inputs(for frame: GrayFrame, work: CaptureWork, tuning: KioskTuning) -> [LoopInput] {
         switch work {
         case .none, .drain:

@@ -66,7 +66,7 @@ public struct KioskStatus: Sendable, Equatable {
         return "{\"camera\":\(JSONText.string(camera.name)),\"cameraDetail\":\(JSONText.string(camera.description)),"
             + "\"torch\":\(JSONText.string(torch.rawValue)),\"phase\":\(JSONText.string(phase)),"
             + "\"presses\":\(m.presses),\"goodReads\":\(m.goodReads),\"closedWithoutScan\":\(m.closedWithoutScan),"
-            + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
+            + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"torchAutoOn\":\(m.torchAutoOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
             + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)}"
@@ -86,7 +86,10 @@ public actor KioskRuntime: Service {
     private let elapsed: @Sendable () -> Duration
     private let capture = CaptureControl()
     private let wakeup = Wakeup()
-    private let decodeWorker = DecodeWorker()
+    /// First looks at every new frame, on one thread; deep passes on older frames, on another.
+    private let decodeWorker = DecodeWorker(label: "scand.decode")
+    private let deepWorker = DecodeWorker(label: "scand.decode-deep")
+    private let deepJobs = LatestSlot<FrameHandler.DeepJob>()
     private var host: (port: any SerialPort, version: String, applySet: @Sendable (String, String) async -> String?)?
     private var stopRequested = false
     private let stopSignal = Wakeup()
@@ -128,6 +131,7 @@ public actor KioskRuntime: Service {
                     }
                 }
                 group.addTask { await self.captureFrames(hardware.camera) }
+                group.addTask { await self.deepLooks() }
                 group.addTask { await self.runTimers() }
                 if let host {
                     group.addTask { await self.serveHost(host.port, version: host.version, applySet: host.applySet) }
@@ -212,7 +216,20 @@ public actor KioskRuntime: Service {
             }
             guard capture.current == work, work != .drain else { continue }
             let tuning = loop.tuning
-            let inputs = await decodeWorker.run { handler.inputs(for: frame, work: work, tuning: tuning) }
+            let (inputs, deep) = await decodeWorker.run { handler.firstLook(for: frame, work: work, tuning: tuning) }
+            for item in inputs { input(item) }
+            // The newest frame that needs them gets the deep passes when that thread is free.
+            if let deep, capture.current == work { deepJobs.offer(deep) }
+        }
+    }
+
+    /// Deep passes on the newest frame whose first look found nothing, abandoned between passes
+    /// when the session ends or the work changes.
+    private func deepLooks() async {
+        let capture = self.capture
+        while let job = await deepJobs.take() {
+            guard capture.current == job.work else { continue }
+            let inputs = await deepWorker.run { FrameHandler.deepLook(job, abandon: { capture.current != job.work }) }
             for item in inputs { input(item) }
         }
     }
@@ -347,6 +364,44 @@ final class Wakeup: Sendable {
             group.addTask { try? await clock.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
+        }
+    }
+}
+
+/// One slot holding the newest value offered (an older one not yet taken is replaced); one
+/// consumer waits in `take`.
+final class LatestSlot<Value: Sendable>: Sendable {
+    private struct State { var value: Value?; var waiter: CheckedContinuation<Value?, Never>?; var closed = false }
+    private let state = Mutex(State())
+
+    func offer(_ value: Value) {
+        let waiter = state.withLock { s -> CheckedContinuation<Value?, Never>? in
+            guard let w = s.waiter else { s.value = value; return nil }
+            s.waiter = nil
+            return w
+        }
+        waiter?.resume(returning: value)
+    }
+
+    /// The newest value (waiting for one); nil when the task is cancelled.
+    func take() async -> Value? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Value?, Never>) in
+                let now: Value?? = state.withLock { s in
+                    if Task.isCancelled || s.closed { return .some(nil) }
+                    if let v = s.value { s.value = nil; return .some(v) }
+                    s.waiter = c
+                    return .none
+                }
+                if let now { c.resume(returning: now) }
+            }
+        } onCancel: {
+            let w = state.withLock { s -> CheckedContinuation<Value?, Never>? in
+                s.closed = true
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            w?.resume(returning: nil)
         }
     }
 }

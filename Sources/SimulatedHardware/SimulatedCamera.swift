@@ -29,6 +29,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         var waitingFor: C.Instant?
         /// When streaming last stopped: the scene moves on while nobody looks.
         var stoppedAt: C.Instant?
+        var observer: (@Sendable (Int, C.Instant) -> Void)?
     }
     private let state = Mutex(State())
 
@@ -59,7 +60,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         self.init(name: name, frames: frames, fps: fps, repeatEach: repeatEach, clock: clock, trace: trace)
     }
 
-    static func expand(_ paths: [String]) throws -> [String] {
+    /// Image files: each path, or a folder's PNG, JPEG and PGM files in name order.
+    public static func expand(_ paths: [String]) throws -> [String] {
         var out: [String] = []
         for path in paths {
             guard let dir = opendir(path) else { out.append(path); continue }
@@ -86,6 +88,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     /// The service user may not open it: `open()` fails with `.permissionDenied`.
     public func forbid() { state.withLock { $0.condition = .forbidden; $0.open = false } }
     public var isStreaming: Bool { state.withLock { $0.streaming } }
+    /// Called with the image index and due time of every frame handed out (benchmarks).
+    public func observe(_ observer: @escaping @Sendable (Int, C.Instant) -> Void) { state.withLock { $0.observer = observer } }
     public var framesDelivered: Int { state.withLock { $0.delivered } }
     /// When the next frame is due, while streaming.
     public var nextFrameDue: C.Instant? { state.withLock { $0.streaming ? $0.nextDue : nil } }
@@ -191,6 +195,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
             let total = frames.count * repeatEach
             s.next = (s.next + skipped) % total
             var frame = frames[s.next / repeatEach]
+            s.observer?(s.next / repeatEach, due)
             s.next = (s.next + 1) % total
             s.nextDue = due.advanced(by: period)
             s.delivered += 1

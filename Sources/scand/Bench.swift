@@ -10,6 +10,7 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,9 +21,14 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, RegionsTool.self, FrameTool.self])
 }
 
+extension TriggerMode: ExpressibleByArgument {}
+
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in
-/// real time, each session is a button press, and the time is taken when the result's line is
-/// read back on the host end of the serial pty.
+/// real time through the whole runtime (capture child, decode thread, serial output), and the
+/// time is taken when the result's line is read back on the host end of the serial pty. For
+/// pulse and level, from the press; for presentation and continuous, from the first frame in
+/// which the code is in view (blank frames come between the images). Idle CPU is measured first
+/// for the same mode with a still, blank scene.
 struct KioskLatency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "kiosk", abstract: "Press-to-serial latency over many sessions.")
 
@@ -32,57 +38,140 @@ struct KioskLatency: AsyncParsableCommand {
     @Option(help: "Frames per second.")
     var fps = 30
 
-    @Option(help: "Scan sessions to run.")
+    @Option(help: "Scan sessions (or code presentations) to run.")
     var sessions = 200
 
     @Option(help: "Frames each image stays in view (as a code held up to the camera).")
     var framesPerImage = 15
 
+    @Option(help: "pulse, level, presentation or continuous.")
+    var trigger = TriggerMode.pulse
+
+    @Flag(help: "Keep the camera streaming between sessions.")
+    var warm = false
+
+    @Option(help: "Seconds of idle to measure CPU over.")
+    var idleSeconds = 3.0
+
     func run() async throws {
+        let period = 1000.0 / Double(fps)
+        let idle = try await idleCPU()
+        let (latencies, decoded, dropped) = try await latency()
+        let sorted = latencies.sorted()
+        let median = sorted[sorted.count / 2]
+        let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        let from = trigger == .pulse || trigger == .level ? "press" : "code-in-view"
+        print("sessions \(sorted.count), trigger \(trigger.rawValue)\(warm ? ", warm camera" : ""), camera \(fps) fps (frame period \(fixed(period, 1)) ms), \(images.joined(separator: ","))")
+        print("\(from)-to-serial median \(fixed(median, 1)) ms = \(fixed(median / period, 2)) frame periods; "
+              + "p99 \(fixed(p99, 1)) ms = \(fixed(p99 / period, 2)) frame periods; min \(fixed(sorted[0], 1)) ms")
+        print("frames decoded \(decoded), dropped \(dropped)")
+        print("idle CPU \(fixed(idle, 2)) % of one core (\(trigger.rawValue)\(warm ? ", warm" : ""), a still blank scene, \(fixed(idleSeconds, 1)) s)")
+    }
+
+    /// The images, with a blank frame of the first one's size.
+    func frames() throws -> (blank: GrayFrame, codes: [GrayFrame]) {
+        let codes = try SimulatedCamera<ContinuousClock>.expand(images).map { try ImageFile.load($0) }
+        guard let first = codes.first else { throw ValidationError("no images in \(images.joined(separator: ","))") }
+        let blank = GrayFrame(width: first.width, height: first.height, pixels: [UInt8](repeating: 230, count: first.width * first.height))
+        return (blank, codes)
+    }
+
+    func runtime(camera: SimulatedCamera<ContinuousClock>, button: SimulatedButton, output: (any ResultOutput)?) -> KioskRuntime {
+        var settings = ScandConfig().kiosk
+        settings.sessionTimeout = .seconds(30)
+        settings.trigger = trigger
+        settings.presentationIdle = .milliseconds(Int(Double(framesPerImage) * 1000 / Double(fps) * 0.8))
+        let trace = Trace(capacity: 100)
+        return KioskRuntime(
+            hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace)),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(), sameSymbolTimeout: .zero),
+            outputs: output.map { [$0] } ?? [], clock: ContinuousClock(), logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
+            keepStreaming: warm)
+    }
+
+    /// CPU of this process (user + system) while the kiosk idles on a blank scene, as a share
+    /// of one core.
+    func idleCPU() async throws -> Double {
+        let (blank, _) = try frames()
+        let camera = SimulatedCamera(frames: [blank], fps: fps, clock: ContinuousClock())
+        let kiosk = runtime(camera: camera, button: SimulatedButton(), output: nil)
+        let task = Task { await kiosk.run() }
+        while await kiosk.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(300)) // settled
+        let before = Self.cpuSeconds(), started = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(Int(idleSeconds * 1000)))
+        let cpu = Self.cpuSeconds() - before, wall = (ContinuousClock.now - started).milliseconds / 1000
+        await kiosk.stop()
+        await task.value
+        return cpu / wall * 100
+    }
+
+    func latency() async throws -> ([Double], Int, Int) {
         let clock = ContinuousClock()
-        let camera = try SimulatedCamera(images: images, fps: fps, repeatEach: framesPerImage, clock: clock)
+        let (blank, codes) = try frames()
+        let presented = trigger == .presentation || trigger == .continuous
+        // Presentation and continuous see a blank scene between the codes.
+        let sequence = presented ? codes.flatMap { [blank, $0] } : codes
+        let camera = SimulatedCamera(frames: sequence, fps: fps, repeatEach: framesPerImage, clock: clock)
+        let inView = Mutex<(image: Int, since: ContinuousClock.Instant?)>((-1, nil))
+        camera.observe { image, due in
+            inView.withLock { if $0.image != image { $0 = (image, image % 2 == 1 ? due : nil) } }
+        }
         let button = SimulatedButton()
-        let trace = Trace()
         let pty = try PseudoTerminal()
         let host = open(pty.hostPath, O_RDONLY | O_NOCTTY)
         defer { close(host) }
-        var settings = ScandConfig().kiosk
-        settings.sessionTimeout = .seconds(30)
-        let runtime = KioskRuntime(
-            hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace)),
-            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline()),
-            outputs: [SerialOutput(port: pty)], clock: clock, logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() })
-        let runTask = Task { await runtime.run() }
-        while await runtime.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }
+        let kiosk = runtime(camera: camera, button: button, output: SerialOutput(port: pty))
+        let runTask = Task { await kiosk.run() }
+        while await kiosk.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }
 
-        let period = 1000.0 / Double(fps)
         var latencies: [Double] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<sessions {
-            let start = clock.now
-            button.click()
-            // Block on the host end until the line's end arrives.
-            var line: [UInt8] = []
-            while line.last != 10 {
+        var pending: [UInt8] = []
+        /// The next line from the host end (blocking, bounded).
+        func nextLine() throws {
+            while !pending.contains(10) {
                 var p = pollfd(fd: host, events: Int16(POLLIN), revents: 0)
                 guard poll(&p, 1, 60_000) > 0 else { throw ValidationError("no result within 60 s") }
                 if p.revents & Int16(POLLHUP) != 0 { throw ValidationError("the serial pty hung up") }
                 let n = buffer.withUnsafeMutableBytes { read(host, $0.baseAddress, $0.count) }
-                if n <= 0 { continue }
-                line += buffer[0..<n]
+                if n > 0 { pending += buffer[0..<n] }
             }
-            latencies.append((clock.now - start).milliseconds)
-            while await runtime.status.phase != "idle" { try await Task.sleep(for: .milliseconds(1)) }
+            pending.removeSubrange(...pending.firstIndex(of: 10)!)
         }
-        await runtime.stop()
+        var lastImage = -1
+        while latencies.count < sessions {
+            if presented {
+                try nextLine()
+                let now = clock.now
+                let (image, since) = inView.withLock { $0 }
+                // One figure per presentation (a code image may give more than one line).
+                guard let since, image != lastImage else { continue }
+                lastImage = image
+                latencies.append((now - since).milliseconds)
+            } else {
+                let start = clock.now
+                button.press()
+                if trigger == .pulse { button.release() }
+                try nextLine()
+                latencies.append((clock.now - start).milliseconds)
+                if trigger == .level { button.release() }
+                while await kiosk.status.phase != "idle" { try await Task.sleep(for: .milliseconds(1)) }
+                // The next press comes at a random point of the frame period, as a person's would.
+                try await Task.sleep(for: .microseconds(Int.random(in: 0..<Int(1_000_000 / Double(fps)))))
+            }
+        }
+        let status = await kiosk.status
+        await kiosk.stop()
         await runTask.value
-        latencies.sort()
-        let median = latencies[latencies.count / 2]
-        let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
-        print("sessions \(sessions), camera \(fps) fps (frame period \(fixed(period, 1)) ms), \(images.joined(separator: ","))")
-        print("press-to-serial median \(fixed(median, 1)) ms = \(fixed(median / period, 2)) frame periods; "
-              + "p99 \(fixed(p99, 1)) ms = \(fixed(p99 / period, 2)) frame periods; min \(fixed(latencies[0], 1)) ms")
-        print("frames decoded \(await runtime.status.framesDecoded), dropped \(camera.droppedFrames)")
+        return (latencies, status.framesDecoded, camera.droppedFrames)
+    }
+
+    /// This process's CPU time so far, user and system, in seconds.
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     }
 }
 

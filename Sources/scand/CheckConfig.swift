@@ -30,7 +30,9 @@ struct CheckConfig: ParsableCommand {
                       + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))")
             }
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
-            print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy))" }
+            print("  trigger \(c.kiosk.trigger.rawValue)" + (c.kiosk.trigger == .presentation ? " (idle \(c.kiosk.presentationIdle))" : "")
+                  + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
+            print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
                                  ?? "in memory only: results waiting for the host are lost on a restart"))
             print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {
