@@ -61,6 +61,7 @@ build_scand() {
   for lib in $(ldd .build/release/scand | awk '/=> \//{print $3}'); do cp -L "$lib" "$W/share/lib/"; done
   .build/release/scand bench frame Tests/Fixtures/qr.png "$W/share/qr.yuyv"
   .build/release/scand bench frame --format NV12 Tests/Fixtures/qr.png "$W/share/qr.nv12"
+  .build/release/scand bench frame Tests/Fixtures/no-code.png "$W/share/blank.yuyv"
   cp hil/scenarios.sh "$W/share/test.sh"
 }
 

@@ -153,6 +153,31 @@ press
 waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "8 read through libv4l2" || fail "8 libv4l2 read"
 stop_scand; stop_loop
 
+########## 9. level trigger: scans while the button is held; a release without a code ends it
+rm -f /tmp/status.json
+loop_frame YUYV /mnt/blank.yuyv
+start_scand --set 'scan.trigger="level"'
+waitfor 'status | grep -q "\"camera\":\"available\""' 300
+echo pull-down > $S/sim_gpio0/pull     # held
+waitfor 'status | grep -q "\"phase\":\"scanning\""' 300 && pass "9 held: scanning" || fail "9 held"
+sleep 1
+status | grep -q '"phase":"scanning"' && [ "$(line 1)" = 1 ] && pass "9 still scanning while held, torch on" || fail "9 hold"
+echo pull-up > $S/sim_gpio0/pull       # released
+waitfor 'status | grep -q "\"closedWithoutScan\":1"' 300 && pass "9 release ends the session" || fail "9 release"
+waitfor '[ "$(line 1)" = 0 ]' 300 && pass "9 torch off after the release" || fail "9 torch off"
+stop_scand; stop_loop
+
+########## 10. presentation: no press; the scene changes from blank to a code and is read
+rm -f /tmp/status.json
+loop_frame YUYV /mnt/blank.yuyv
+start_scand --set 'scan.trigger="presentation"'
+waitfor 'status | grep -q "\"phase\":\"watching\""' 300 && pass "10 watching" || fail "10 watching"
+sleep 0.5
+stop_loop; loop_frame YUYV /mnt/qr.yuyv
+waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "10 read on presentation" || fail "10 presentation read"
+status | grep -q '"presses":0' && pass "10 without a press" || fail "10 presses"
+stop_scand; stop_loop
+
 ########## 3. a line held by another program: reported clearly, scand keeps running
 gpioset --mode=signal $CHIP 1=1 & HOLDER=$!
 sleep 0.3
