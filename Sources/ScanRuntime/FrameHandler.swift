@@ -1,6 +1,7 @@
 import Decoding
 import ScanCore
 import ScanHardware
+import Synchronization
 
 /// What the capture child does with the frames it takes.
 public enum CaptureWork: Equatable, Sendable {
@@ -20,6 +21,8 @@ public enum CaptureWork: Equatable, Sendable {
 /// caller of `VirtualKiosk`).
 public final class FrameHandler: @unchecked Sendable {
     private var detector = SceneChangeDetector()
+    /// The newest first-looked frame's grid: a deep pass on a scene no longer in view is abandoned.
+    private let newest = Mutex<[UInt8]>([])
 
     public init() {}
 
@@ -29,7 +32,7 @@ public final class FrameHandler: @unchecked Sendable {
         let session: Int
         let look: FirstLook
         let decoder: any StagedDecoder
-        let brightness: Double?
+        let grid: [UInt8]
     }
 
     /// The inputs of `frame`'s first look under `work` (the change detector, a staged decoder's
@@ -42,12 +45,19 @@ public final class FrameHandler: @unchecked Sendable {
         var inputs: [LoopInput] = []
         if watching, detector.changed(frame) { inputs.append(.kiosk(.sceneChanged)) }
         let started = ContinuousClock.now
+        let grid = SceneChangeDetector.grid(frame)
+        newest.withLock { $0 = grid }
         let look = staged.firstLook(frame, viewport: tuning.viewport)
         let seconds = (ContinuousClock.now - started).milliseconds / 1000
         let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
         inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness))
-        let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, brightness: nil) : nil
+        let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid) : nil
         return (inputs, deep)
+    }
+
+    /// Whether the scene in view has changed since `job`'s frame (its deep passes are moot).
+    public func sceneMovedOn(since job: DeepJob) -> Bool {
+        SceneChangeDetector.differs(job.grid, newest.withLock { $0 })
     }
 
     /// The deep passes of `job`; nothing when `abandon` says so between passes (the session
@@ -126,10 +136,15 @@ public struct SceneChangeDetector: Sendable {
     public mutating func changed(_ frame: GrayFrame) -> Bool {
         let grid = Self.grid(frame)
         defer { last = grid }
-        guard last.count == grid.count else { return false }
+        return Self.differs(last, grid)
+    }
+
+    /// Whether two grids show different scenes (grids of different sizes never do).
+    static func differs(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
         var cells = 0
-        for i in 0..<grid.count where abs(Int(grid[i]) - Int(last[i])) > Self.cellThreshold { cells += 1 }
-        return cells >= Self.cellsNeeded
+        for i in 0..<a.count where abs(Int(a[i]) - Int(b[i])) > cellThreshold { cells += 1 }
+        return cells >= cellsNeeded
     }
 
     static func grid(_ frame: GrayFrame) -> [UInt8] {

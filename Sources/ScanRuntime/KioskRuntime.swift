@@ -130,8 +130,9 @@ public actor KioskRuntime: Service {
                         }
                     }
                 }
-                group.addTask { await self.captureFrames(hardware.camera) }
-                group.addTask { await self.deepLooks() }
+                let handler = FrameHandler()
+                group.addTask { await self.captureFrames(hardware.camera, handler) }
+                group.addTask { await self.deepLooks(handler) }
                 group.addTask { await self.runTimers() }
                 if let host {
                     group.addTask { await self.serveHost(host.port, version: host.version, applySet: host.applySet) }
@@ -200,8 +201,7 @@ public actor KioskRuntime: Service {
     }
 
     /// Frames as the loop wants them (decoded, watched or drained) on the decode thread, as inputs.
-    private func captureFrames(_ camera: any FrameSource) async {
-        let handler = FrameHandler()
+    private func captureFrames(_ camera: any FrameSource, _ handler: FrameHandler) async {
         var failed: CaptureWork?
         while let work = await capture.next(after: failed) {
             failed = nil
@@ -214,7 +214,11 @@ public actor KioskRuntime: Service {
                 input(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"))
                 continue
             }
-            guard capture.current == work, work != .drain else { continue }
+            // A frame that arrives after the work changed is the newest there is: a warm camera's
+            // frame waited for while draining serves the session a press just started.
+            let now = capture.current
+            guard now == work || work == .drain || work == .watch, now != .none, now != .drain else { continue }
+            let work = now
             let tuning = loop.tuning
             let (inputs, deep) = await decodeWorker.run { handler.firstLook(for: frame, work: work, tuning: tuning) }
             for item in inputs { input(item) }
@@ -225,11 +229,18 @@ public actor KioskRuntime: Service {
 
     /// Deep passes on the newest frame whose first look found nothing, abandoned between passes
     /// when the session ends or the work changes.
-    private func deepLooks() async {
+    /// A scene whose deep passes found nothing is not looked at deeply again until it changes
+    /// (a still scene in continuous or presentation mode costs first looks only).
+    private func deepLooks(_ handler: FrameHandler) async {
         let capture = self.capture
+        var fruitless: (work: CaptureWork, grid: [UInt8])?
         while let job = await deepJobs.take() {
-            guard capture.current == job.work else { continue }
-            let inputs = await deepWorker.run { FrameHandler.deepLook(job, abandon: { capture.current != job.work }) }
+            guard capture.current == job.work, !handler.sceneMovedOn(since: job) else { continue }
+            if let f = fruitless, f.work == job.work, !SceneChangeDetector.differs(f.grid, job.grid) { continue }
+            let inputs = await deepWorker.run {
+                FrameHandler.deepLook(job, abandon: { capture.current != job.work || handler.sceneMovedOn(since: job) })
+            }
+            fruitless = inputs.isEmpty ? (job.work, job.grid) : nil
             for item in inputs { input(item) }
         }
     }

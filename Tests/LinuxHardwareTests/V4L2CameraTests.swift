@@ -11,7 +11,7 @@ import Glibc
         var s = CameraSettings(device: "/dev/video9", width: width, height: height, fps: 30)
         // Generous: a test waits this long for a frame only when the machine is starved (other
         // test suites decoding images in parallel); no test here waits for a stall.
-        s.stallTimeoutMs = 10_000
+        s.stallTimeoutMs = 120_000
         configure(&s)
         return V4L2Camera(settings: s, syscalls: fake.syscalls)
     }
@@ -114,7 +114,7 @@ import Glibc
         camera.state.withLock { $0.offered = [0x3342_4752] } // 'RGB3': RGB24 only
         libv4l2.state.withLock { $0.offered = [0x3342_4752, scand_V4L2_PIX_FMT_YUV420] } // what libv4l2 emulates
         var settings = CameraSettings(device: "/dev/video9", width: 4, height: 2, fps: 30)
-        settings.stallTimeoutMs = 10_000
+        settings.stallTimeoutMs = 120_000
         let cam = V4L2Camera(settings: settings, syscalls: camera.syscalls, converting: libv4l2.syscalls)
         try cam.open()
         #expect(cam.negotiated?.format == .yu12 && cam.negotiated?.converted == true)
@@ -146,7 +146,7 @@ import Glibc
         #expect(fake.state.withLock { $0.qbufCount } == queuedAtStart, "held while the frame lives")
         frame = nil
         // Released at once; the bounded wait only covers a starved machine.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while fake.state.withLock({ $0.qbufCount }) < queuedAtStart + 1 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
