@@ -74,8 +74,8 @@ sleep 0.5
 echo pull-up > $S/sim_gpio0/pull; sleep 0.2
 t0=$(cut -d' ' -f1 /proc/uptime)
 press
-waitfor '[ "$(line 1)" = 1 ] || status | grep -q "\"goodReads\":1"' 300 && pass "1 torch on after the press" || fail "1 torch on"
-if waitfor 'status | grep -q "\"goodReads\":1"' 400; then
+waitfor '[ "$(line 1)" = 1 ] || status | grep -q "\"goodReads\":1,"' 300 && pass "1 torch on after the press" || fail "1 torch on"
+if waitfor 'status | grep -q "\"goodReads\":1,"' 400; then
   t1=$(cut -d' ' -f1 /proc/uptime)
   pass "1 code read"; echo "LATENCY press-to-read ${t0}..${t1} s (guest uptime)" | tee -a /mnt/result.txt
 else fail "1 code read"; fi
@@ -114,7 +114,7 @@ sleep 0.5
 read_after=0
 for attempt in 1 2 3; do
   press
-  if waitfor 'status | grep -q "\"goodReads\":1"' 200; then read_after=1; break; fi
+  if waitfor 'status | grep -q "\"goodReads\":1,"' 200; then read_after=1; break; fi
   waitfor 'status | grep -q "\"phase\":\"idle\""' 200
 done
 [ $read_after = 1 ] && pass "4 next press reads (attempt $attempt)" || fail "4 read after replug"
@@ -138,7 +138,7 @@ loop_frame NV12 /mnt/qr.nv12
 start_scand --set 'camera.formats=["NV12"]'
 waitfor 'status | grep -q "\"camera\":\"available\""' 300
 press
-waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "6 NV12 read" || fail "6 NV12"
+waitfor 'status | grep -q "\"goodReads\":1,"' 400 && pass "6 NV12 read" || fail "6 NV12"
 stop_scand; stop_loop
 
 ########## 8. a camera with none of the configured formats: opened through libv4l2
@@ -150,7 +150,7 @@ start_scand --set 'camera.formats=["MJPG"]'
 waitfor 'status | grep -q "\"camera\":\"available\""' 300
 grep -q "YU12 640x480 at 30 fps, converted by libv4l2" /tmp/scand.log && pass "8 opened through libv4l2" || fail "8 libv4l2 open"
 press
-waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "8 read through libv4l2" || fail "8 libv4l2 read"
+waitfor 'status | grep -q "\"goodReads\":1,"' 400 && pass "8 read through libv4l2" || fail "8 libv4l2 read"
 stop_scand; stop_loop
 
 ########## 9. level trigger: scans while the button is held; a release without a code ends it
@@ -174,8 +174,11 @@ start_scand --set 'scan.trigger="presentation"'
 waitfor 'status | grep -q "\"phase\":\"watching\""' 300 && pass "10 watching" || fail "10 watching"
 sleep 0.5
 stop_loop; loop_frame YUYV /mnt/qr.yuyv
-waitfor 'status | grep -q "\"goodReads\":1"' 400 && pass "10 read on presentation" || fail "10 presentation read"
+waitfor 'status | grep -q "\"goodReads\":1,"' 400 && pass "10 read on presentation" || fail "10 presentation read"
 status | grep -q '"presses":0' && pass "10 without a press" || fail "10 presses"
+# The code stays in view (same_symbol_timeout_ms is 0 here): it is reported once, not per frame.
+sleep 3
+status | grep -q '"goodReads":1,' && pass "10 a code left in view is read once" || { fail "10 read once"; status; }
 stop_scand; stop_loop
 
 ########## 3. a line held by another program: reported clearly, scand keeps running

@@ -156,6 +156,9 @@ public final class GPIOButton: Button, @unchecked Sendable {
     private let continuation: AsyncStream<ButtonEvent>.Continuation
     private let wake: (read: Int32, write: Int32)
     private let started = Mutex(false)
+    /// The level when the line was requested: the kernel queues every edge from then on, so a
+    /// press before anyone reads the events is still seen.
+    private let initiallyPressed: Bool
 
     /// Requests the line for both-edge events (`gpiod_line_request_both_edges_events_flags`).
     public init(settings: LineSettings, debounce: Duration, gpio: GPIOCalls = .system) throws {
@@ -163,6 +166,7 @@ public final class GPIOButton: Button, @unchecked Sendable {
             gpio.requestEdges($0, settings.flags)
         }
         name = requested.device
+        initiallyPressed = gpio.getValue(requested.line) == 1
         self.debounce = debounce
         (stream, continuation) = AsyncStream.makeStream(of: ButtonEvent.self)
         guard let pipe = makeWakePipe() else { throw HardwareError(.other, operation: "pipe", device: name, errno: errno) }
@@ -181,7 +185,7 @@ public final class GPIOButton: Button, @unchecked Sendable {
         let first = started.withLock { s -> Bool in defer { s = true }; return !s }
         if first {
             let line = requested, wakeFD = wake.read, debounce = self.debounce, continuation = self.continuation
-            let initial = line.gpio.getValue(line.line) == 1
+            let initial = initiallyPressed
             spawnThread { Self.loop(line, wake: wakeFD, debounce: debounce, initiallyPressed: initial, continuation) }
         }
         return stream

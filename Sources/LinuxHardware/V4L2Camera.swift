@@ -70,6 +70,8 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         var sys: Syscalls
         var negotiated: Negotiated?
         var stream: Stream?
+        /// The last stopped stream's buffers while anything still maps them.
+        weak var stoppedRing: BufferRing?
         var dropped = 0
     }
     private let state: Mutex<State>
@@ -234,6 +236,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
             throw HardwareError(.disconnected, operation: "VIDIOC_STREAMON", device: settings.device, errno: EBADF, hint: "the camera is not open")
         }
         stopCapture()
+        try awaitBuffersUnmapped()
         let stream = try Stream(fd: fd, sys: sys, device: settings.device, format: negotiated, buffers: max(3, settings.buffers),
                                 stallTimeoutMs: settings.stallTimeoutMs)
         state.withLock { $0.stream = stream }
@@ -241,10 +244,32 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
 
     public func stopCapture() {
         let stream = state.withLock { s -> Stream? in
-            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil }
+            defer {
+                s.dropped += s.stream?.dropped ?? 0
+                if let ring = s.stream?.ring { s.stoppedRing = ring }
+                s.stream = nil
+            }
             return s.stream
         }
         stream?.stop()
+    }
+
+    /// How long a new stream waits for the stopped one's buffers to be unmapped.
+    static let unmapWait = Duration.milliseconds(250)
+
+    /// A stopped stream's buffers are unmapped when its reader thread and its last frame let go
+    /// (its reader exits within a millisecond; a deep pass on a borrowed frame may take longer);
+    /// until then VIDIOC_REQBUFS fails with EBUSY, which is our own doing, not another
+    /// program's. So a new stream waits for them, up to `unmapWait`.
+    private func awaitBuffersUnmapped() throws(HardwareError) {
+        let deadline = ContinuousClock.now + Self.unmapWait
+        while state.withLock({ $0.stoppedRing != nil }) {
+            guard ContinuousClock.now < deadline else {
+                throw HardwareError(.other, operation: "VIDIOC_REQBUFS", device: settings.device, errno: EBUSY,
+                                    hint: "the previous stream's frames are still in use after \(Self.unmapWait)")
+            }
+            usleep(1000)
+        }
     }
 
     public func nextFrame() async throws -> GrayFrame {

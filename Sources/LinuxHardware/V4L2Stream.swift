@@ -89,15 +89,17 @@ final class GrayLease: @unchecked Sendable {
 
 /// One streaming session: STREAMON at start, a reader thread, STREAMOFF at stop.
 final class Stream: @unchecked Sendable {
-    private let ring: BufferRing
+    /// The buffers, until the reader thread has stopped streaming: then only borrowed frames
+    /// keep them mapped (not a `next()` still returning), so a new stream can have its own.
+    private let buffers: Locked<BufferRing?>
     private let format: V4L2Camera.Negotiated
     private let pool: GrayPool
     private let wake: (read: Int32, write: Int32)
     private let stallTimeoutMs: Int32
 
     private struct Shared {
-        var latest: (index: Int, bytesUsed: Int, nanos: UInt64)?
-        var waiter: CheckedContinuation<GrayFrame, Error>?
+        var latest: Entry?
+        var waiter: CheckedContinuation<Delivery, Error>?
         var failure: HardwareError?
         var stopped = false
         var dropped = 0
@@ -105,7 +107,8 @@ final class Stream: @unchecked Sendable {
     private let shared = Locked(Shared())
 
     init(fd: Int32, sys: Syscalls, device: String, format: V4L2Camera.Negotiated, buffers: Int, stallTimeoutMs: Int32) throws(HardwareError) {
-        ring = try BufferRing(fd: fd, sys: sys, device: device, count: buffers)
+        let ring = try BufferRing(fd: fd, sys: sys, device: device, count: buffers)
+        self.buffers = Locked(ring)
         self.format = format
         self.stallTimeoutMs = stallTimeoutMs
         pool = GrayPool(size: max(1, format.width * format.height))
@@ -117,16 +120,19 @@ final class Stream: @unchecked Sendable {
             throw HardwareError(.other, operation: "pipe", device: device, errno: errno)
         }
         wake = pipe
-        spawnThread { [self] in self.readLoop() }
+        spawnThread { [self] in self.readLoop(ring) }
     }
 
     deinit { Glibc.close(wake.write) }
+
+    /// The buffers while streaming (nil once the reader thread has stopped).
+    var ring: BufferRing? { buffers.withLock { $0 } }
 
     var dropped: Int { shared.withLock { $0.dropped } }
 
     /// Stops the reader thread and streaming; a waiting `next()` gets a CancellationError.
     func stop() {
-        let (first, waiter) = shared.withLock { s -> (Bool, CheckedContinuation<GrayFrame, Error>?) in
+        let (first, waiter) = shared.withLock { s -> (Bool, CheckedContinuation<Delivery, Error>?) in
             guard !s.stopped else { return (false, nil) }
             s.stopped = true
             defer { s.waiter = nil }
@@ -136,42 +142,48 @@ final class Stream: @unchecked Sendable {
         waiter?.resume(throwing: CancellationError())
     }
 
+    /// What a waiting `next()` is given: a converted frame from the reader, or the frame that
+    /// was kept while nobody waited.
+    enum Delivery { case frame(GrayFrame), kept(Entry) }
+    typealias Entry = (index: Int, bytesUsed: Int, nanos: UInt64)
+
     /// The newest frame, waiting for one if none is ready.
     func next() async throws -> GrayFrame {
         while true {
-            // A frame kept while nobody waited: convert it outside the lock.
-            let pending = try shared.withLock { s -> (index: Int, bytesUsed: Int, nanos: UInt64)? in
-                if let failure = s.failure { throw failure }
-                if s.stopped { throw CancellationError() }
-                defer { s.latest = nil }
-                return s.latest
-            }
-            guard let pending else { break }
-            if let frame = convert(pending) { return frame }
-            shared.withLock { $0.dropped += 1 }
-        }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<GrayFrame, Error>) in
-                let early: Error? = shared.withLock { s in
-                    if let failure = s.failure { return failure }
-                    // Cancelled before the wait began: the handler found no waiter to resume.
-                    if s.stopped || Task.isCancelled { return CancellationError() }
-                    s.waiter = c
-                    return nil
+            // A kept frame is taken under the same lock that registers the waiter: one that
+            // arrives between a look and the wait is not left lying there.
+            let delivery = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (c: CheckedContinuation<Delivery, Error>) in
+                    let early: Result<Delivery, Error>? = shared.withLock { s in
+                        if let failure = s.failure { return .failure(failure) }
+                        // Cancelled before the wait began: the handler found no waiter to resume.
+                        if s.stopped || Task.isCancelled { return .failure(CancellationError()) }
+                        if let latest = s.latest { s.latest = nil; return .success(.kept(latest)) }
+                        s.waiter = c
+                        return nil
+                    }
+                    if let early { c.resume(with: early) }
                 }
-                if let early { c.resume(throwing: early) }
+            } onCancel: {
+                let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in defer { s.waiter = nil }; return s.waiter }
+                waiter?.resume(throwing: CancellationError())
             }
-        } onCancel: {
-            let waiter = shared.withLock { s -> CheckedContinuation<GrayFrame, Error>? in defer { s.waiter = nil }; return s.waiter }
-            waiter?.resume(throwing: CancellationError())
+            switch delivery {
+            case .frame(let frame): return frame
+            case .kept(let entry):
+                guard let ring = buffers.withLock({ $0 }) else { throw CancellationError() }
+                if let frame = convert(entry, ring) { return frame }
+                shared.withLock { $0.dropped += 1 }
+            }
         }
     }
 
     /// The thread: poll the device and the wake pipe; dequeue every ready buffer, keep the newest.
-    private func readLoop() {
+    private func readLoop(_ ring: BufferRing) {
         let sys = ring.sys, fd = ring.fd
         defer {
             ring.live.store(false, ordering: .releasing)
+            buffers.withLock { $0 = nil }
             var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
             _ = sys.ioctl(fd, scand_VIDIOC_STREAMOFF, &type)
             Glibc.close(wake.read) // the write end is the stream's, closed in deinit
@@ -194,7 +206,7 @@ final class Stream: @unchecked Sendable {
             }
             guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
             do {
-                try drain()
+                try drain(ring)
             } catch {
                 fail(error); return
             }
@@ -202,7 +214,7 @@ final class Stream: @unchecked Sendable {
     }
 
     /// Dequeues every ready buffer: the newest is kept (or handed to a waiter), older are requeued.
-    private func drain() throws(HardwareError) {
+    private func drain(_ ring: BufferRing) throws(HardwareError) {
         let sys = ring.sys, fd = ring.fd
         while true {
             var buf = BufferRing.buffer(0)
@@ -222,23 +234,26 @@ final class Stream: @unchecked Sendable {
             let entry = (index: Int(buf.index), bytesUsed: Int(buf.bytesused), nanos: nanos)
             if shared.withLock({ $0.waiter != nil }) {
                 // Someone waits: convert (outside the lock) and hand it over.
-                guard let frame = convert(entry) else { shared.withLock { $0.dropped += 1 }; continue }
-                let waiter = shared.withLock { s -> CheckedContinuation<GrayFrame, Error>? in defer { s.waiter = nil }; return s.waiter }
-                waiter?.resume(returning: frame) // a waiter cancelled meanwhile: the frame's buffer goes back
+                guard let frame = convert(entry, ring) else { shared.withLock { $0.dropped += 1 }; continue }
+                let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in defer { s.waiter = nil }; return s.waiter }
+                waiter?.resume(returning: .frame(frame)) // a waiter cancelled meanwhile: the frame's buffer goes back
                 continue
             }
-            let older = shared.withLock { s -> (index: Int, bytesUsed: Int, nanos: UInt64)? in
+            // Kept for the next `next()`; or handed over as it is if one began waiting meanwhile.
+            let (older, waiter) = shared.withLock { s -> (Entry?, CheckedContinuation<Delivery, Error>?) in
+                if let waiter = s.waiter { s.waiter = nil; return (nil, waiter) }
                 let older = s.latest
                 if older != nil { s.dropped += 1 }
                 s.latest = entry
-                return older
+                return (older, nil)
             }
+            waiter?.resume(returning: .kept(entry))
             if let older { try ring.queue(older.index) }
         }
     }
 
     private func fail(_ error: HardwareError) {
-        let waiter = shared.withLock { s -> CheckedContinuation<GrayFrame, Error>? in
+        let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in
             s.failure = error
             defer { s.waiter = nil }
             return s.waiter
@@ -249,7 +264,7 @@ final class Stream: @unchecked Sendable {
     /// The gray frame for a dequeued buffer: borrowed for GREY/planar YUV, converted into a pooled
     /// buffer for YUYV/UYVY/MJPEG (the V4L2 buffer is then queued back at once). Nil for a frame
     /// that does not decode (the caller counts it as dropped). Never called under `shared`'s lock.
-    private func convert(_ entry: (index: Int, bytesUsed: Int, nanos: UInt64)) -> GrayFrame? {
+    private func convert(_ entry: Entry, _ ring: BufferRing) -> GrayFrame? {
         let bytes = UnsafeRawBufferPointer(ring.buffers[entry.index])
         let f = format
         if f.format.borrowsLuma {

@@ -292,6 +292,7 @@ public struct KioskMachine: Sendable {
             return effects
         }
         let codes = symbols.filter { !$0.isEmpty }
+        sameSymbol.frame(showing: codes, at: now)
         guard let symbol = codes.first else { candidate = nil; return effects }
         // A code counts once it was the same in enough consecutive frames.
         let frames = candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames + 1 : 1 } ?? 1

@@ -42,6 +42,10 @@ public final class KioskLoop {
     let keepStreaming: Bool
     /// What the machine wants of the camera between sessions.
     private var duty = CameraDuty.idle
+    /// Whether stream changes wait for the end of the current effect list, and the change it
+    /// asked for meanwhile (true: it included a session's stop).
+    private var deferStream = false
+    private var streamChange: Bool?
     /// Whether the camera streams (`startCapture` succeeded and no stop since).
     private var streaming = false
 
@@ -200,7 +204,16 @@ public final class KioskLoop {
             case .kiosk(let event):
                 let effects = machine.handle(event)
                 if !effects.isEmpty { changed = true }
+                // A list that stops the stream and wants it again (a session that ends into
+                // watching, a wake from watching) keeps the stream it has: the stream follows
+                // the whole list instead of stopping and starting.
+                deferStream = Self.restartsStream(effects)
                 for effect in effects { perform(effect) }
+                deferStream = false
+                if let stopping = streamChange {
+                    streamChange = nil
+                    updateStream(stopping: stopping)
+                }
             case .camera(let input):
                 for effect in supervisor.handle(input) { perform(effect) }
             case .loop(let input):
@@ -255,14 +268,14 @@ public final class KioskLoop {
             event("scanning-started", ["session": "\(session)"])
             lastProgress = now
             capturing = session
-            updateStream()
+            changeStream(stopping: false)
         case .stopCapture:
             event("scanning-stopped", [:])
             capturing = nil
-            updateStream(stopping: true)
+            changeStream(stopping: true)
         case .cameraDuty(let new):
             duty = new
-            updateStream()
+            changeStream(stopping: false)
         case .feedback(let feedback):
             logger.info("feedback \(feedback.rawValue)")
             apply(player.feedback(feedback, now: now))
@@ -310,6 +323,19 @@ public final class KioskLoop {
             event("camera", ["state": JSONText.string(state.name)])
             queue.append(.kiosk(.cameraChanged(state)))
             if state.isAvailable { updateStream() } // a warm camera streams from the start
+        }
+    }
+
+    private func changeStream(stopping: Bool) {
+        if deferStream { streamChange = (streamChange ?? false) || stopping } else { updateStream(stopping: stopping) }
+    }
+
+    /// Whether `effects` stop the stream and then want it again.
+    static func restartsStream(_ effects: [KioskEffect]) -> Bool {
+        guard let off = effects.firstIndex(where: { $0 == .stopCapture || $0 == .cameraDuty(.idle) }) else { return false }
+        return effects[off...].contains { effect in
+            if case .startCapture = effect { return true }
+            return effect == .cameraDuty(.watch)
         }
     }
 

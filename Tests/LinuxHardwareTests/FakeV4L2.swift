@@ -26,6 +26,8 @@ final class FakeV4L2: @unchecked Sendable {
         var openFlags: Int32 = 0
         var controls: [UInt32: Int32] = [:]
         var lastErrno: Int32 = 0
+        /// Buffers mapped and not yet unmapped: vb2 refuses new buffers (EBUSY) while any are.
+        var mapped = 0
     }
     let state = Locked(State())
     let wake: (read: Int32, write: Int32)
@@ -108,6 +110,7 @@ final class FakeV4L2: @unchecked Sendable {
                 s.controls[c.pointee.id] = c.pointee.value
             case scand_VIDIOC_REQBUFS:
                 let r = arg!.assumingMemoryBound(to: v4l2_requestbuffers.self)
+                if s.mapped > 0 { s.lastErrno = EBUSY; return -1 }
                 let size = max(s.bytesPerLine, s.width) * s.height * 2
                 s.buffers = (0..<Int(r.pointee.count)).map { _ in
                     let b = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 64), alignment: 16)
@@ -170,8 +173,9 @@ final class FakeV4L2: @unchecked Sendable {
             },
             mmap: { [self] _, _, offset in state.withLock { s in
                 if failIfScripted("mmap", &s) { return nil }
+                s.mapped += 1
                 return s.buffers[offset / 4096].baseAddress } },
-            munmap: { _, _ in 0 },
+            munmap: { [self] _, _ in state.withLock { $0.mapped -= 1 }; return 0 },
             errno: { [self] in state.withLock { $0.lastErrno } }
         )
     }

@@ -121,6 +121,24 @@ final class FakeGPIO: @unchecked Sendable {
         }
     }
 
+    /// The kernel queues edges from the request on: a press made before the events are read
+    /// (the lab pressed while the daemon was still starting) is delivered, not taken for the
+    /// initial level.
+    @Test func aPressBeforeTheEventsAreReadIsDelivered() async throws {
+        let fake = FakeGPIO()
+        let button = try GPIOButton(settings: LineSettings(chip: "gpiochip0", offset: 7, activeLow: true, bias: .pullUp),
+                                    debounce: .milliseconds(30), gpio: fake.calls)
+        let ms: UInt64 = 1_000_000
+        let t0 = monotonicNanos()
+        fake.edge(rising: true, at: t0, level: 1) // pressed, and still down when the events are read
+        var events = button.events().makeAsyncIterator()
+        fake.edge(rising: false, at: t0 + 100 * ms, level: 0)
+        let first = await events.next()
+        let second = await events.next()
+        #expect(first == ButtonEvent(.pressed, timestampNanos: t0))
+        #expect(second == ButtonEvent(.released, timestampNanos: t0 + 100 * ms))
+    }
+
     @Test func buttonDebouncesAScriptedEdgeSequence() async throws {
         let fake = FakeGPIO()
         let button = try GPIOButton(settings: LineSettings(chip: "gpiochip0", offset: 7, activeLow: true, bias: .pullUp),

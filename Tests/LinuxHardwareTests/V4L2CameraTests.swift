@@ -85,6 +85,50 @@ import Glibc
         #expect { try cam.startCapture() } throws: { ($0 as? HardwareError)?.kind == .busy }
     }
 
+    /// A stream stopped and started again at once (a presentation session going back to
+    /// watching) while a frame is awaited: the new stream waits for the old buffers to be
+    /// unmapped (the driver refuses new ones with EBUSY until then) instead of calling the
+    /// camera busy.
+    @Test func aStreamRestartedAtOnceWaitsForItsOwnBuffers() async throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake, width: 4, height: 2)
+        try cam.open()
+        for _ in 0..<5 {
+            try cam.startCapture()
+            let waiting = Task { try? await cam.nextFrame() }
+            try await Task.sleep(for: .milliseconds(5))
+            cam.stopCapture()
+            try cam.startCapture() // EBUSY here if the old buffers were still mapped
+            _ = await waiting.value
+            cam.stopCapture()
+        }
+        try cam.startCapture()
+        fake.push([10, 1, 20, 2, 30, 3, 40, 4, 50, 5, 60, 6, 70, 7, 80, 8])
+        let frame = try await cam.nextFrame()
+        #expect(frame.packedPixels() == [10, 20, 30, 40, 50, 60, 70, 80])
+        cam.stopCapture()
+    }
+
+    /// A frame of the stopped stream kept past the wait (GREY frames borrow the driver's
+    /// buffer): the error says so, not "another program".
+    @Test func aBorrowedFrameKeptTooLongIsNamed() async throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.offered = [scand_V4L2_PIX_FMT_GREY] }
+        let cam = camera(fake, width: 4, height: 2) { $0.formats = [.grey] }
+        try cam.open()
+        try cam.startCapture()
+        fake.push([1, 2, 3, 4, 5, 6, 7, 8])
+        var kept: GrayFrame? = try await cam.nextFrame()
+        cam.stopCapture()
+        #expect { try cam.startCapture() } throws: { e in
+            "\(e)".contains("the previous stream's frames are still in use")
+        }
+        #expect(kept?.width == 4)
+        kept = nil
+        try cam.startCapture()
+        cam.stopCapture()
+    }
+
     @Test func controlsAreSetByNameAndUnknownOnesReported() throws {
         let fake = FakeV4L2()
         let cam = camera(fake) { $0.controls = ["focus_auto": 0, "focus_absolute": 40, "zoom": 3] }

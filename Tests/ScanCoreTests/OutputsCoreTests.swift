@@ -74,14 +74,43 @@ import Testing
     @Test func theSameCodeWithinTheWindowIsNotReportedTwice() {
         var f = SameSymbolFilter(window: .milliseconds(500))
         let a = Symbol(symbology: .ean13, text: "5901234123457"), b = Symbol(symbology: .ean13, text: "4006381333931")
-        let verdicts = [f.admit(a, at: .seconds(10)), f.admit(a, at: .seconds(10) + .milliseconds(300)),
-                        f.admit(a, at: .seconds(10) + .milliseconds(700)), f.admit(a, at: .seconds(12)),
-                        f.admit(b, at: .seconds(12) + .milliseconds(1))]
-        // The window runs from the last sighting; another code is always reported.
+        var verdicts = [f.admit(a, at: .seconds(10)), f.admit(a, at: .seconds(10) + .milliseconds(300))]
+        f.frame(showing: [], at: .seconds(10) + .milliseconds(400))        // out of view from 10.3 s
+        verdicts.append(f.admit(a, at: .seconds(10) + .milliseconds(700))) // 400 ms out of view: held
+        f.frame(showing: [], at: .seconds(11))
+        verdicts.append(f.admit(a, at: .seconds(12)))                       // 1.3 s out of view
+        verdicts.append(f.admit(b, at: .seconds(12) + .milliseconds(1)))    // another code
         #expect(verdicts == [true, false, false, true, true])
-        var off = SameSymbolFilter(window: .zero)
-        let both = [off.admit(a, at: .zero), off.admit(a, at: .zero)]
-        #expect(both == [true, true])
+    }
+
+    @Test func aCodeLeftInViewIsReportedOnceWhateverTheWindow() {
+        let a = Symbol(symbology: .qrCode, text: "https://example.org/kiosk?id=42")
+        for window in [Duration.zero, .milliseconds(500)] {
+            var f = SameSymbolFilter(window: window)
+            var verdicts: [Bool] = []
+            for tick in 0..<30 { // 30 frames at 30 fps, the code in every one
+                let now = Duration.milliseconds(33 * tick)
+                f.frame(showing: [a], at: now)
+                verdicts.append(f.admit(a, at: now))
+            }
+            #expect(verdicts == [true] + Array(repeating: false, count: 29), "window \(window)")
+            // Taken away for one frame, then shown again: with no window it is a new read.
+            f.frame(showing: [], at: .seconds(1))
+            let again = f.admit(a, at: .seconds(1) + .milliseconds(33))
+            #expect(again == (window == .zero))
+        }
+    }
+
+    @Test func severalCodesInViewAreEachHeldBack() {
+        var f = SameSymbolFilter(window: .zero)
+        let codes = (0..<3).map { Symbol(symbology: .code128, text: "PART-\($0)") }
+        let first = codes.map { f.admit($0, at: .zero) }
+        f.frame(showing: codes, at: .milliseconds(33))
+        let again = codes.map { f.admit($0, at: .milliseconds(33)) }
+        #expect(first == [true, true, true] && again == [false, false, false])
+        f.forget()
+        let afterAPress = f.admit(codes[0], at: .milliseconds(66))
+        #expect(afterAPress)
     }
 }
 

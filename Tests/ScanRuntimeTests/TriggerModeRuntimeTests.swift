@@ -54,6 +54,24 @@ import Testing
         // At 6 s the code is presented again, 2 s after it was last seen: read again.
         h.advance(.milliseconds(800))
         #expect(h.hostReceived() == Self.line + Self.line)
+        // Watching, scanning and watching again share one stream: a driver restarting it at
+        // once would still hold the old buffers (EBUSY on V4L2), and a restart costs frames.
+        #expect(h.trace.of("camera") == ["open", "start"], "\(h.trace.timeline)")
+    }
+
+    /// With no same-symbol time (0) a code left in view is still reported once, not once per
+    /// frame: it must leave the view first.
+    @Test func presentationWithNoSameSymbolTimeReadsACodeLeftInViewOnce() throws {
+        let h = try Harness(images: ["no-code.png", "qr.png"], repeatEach: 90, settings: {
+            $0.trigger = .presentation
+            $0.presentationIdle = .seconds(5)
+        }, sameSymbolTimeout: .zero)
+        h.start()
+        h.advance(.milliseconds(5900)) // blank 0-3 s, the code 3-6 s
+        #expect(h.hostReceived() == Self.line)
+        #expect(h.status.metrics.goodReads == 1 && h.status.duplicatesSuppressed > 30)
+        h.advance(.milliseconds(3300)) // blank 6-9 s, the code again from 9 s
+        #expect(h.hostReceived() == Self.line + Self.line)
     }
 
     /// A code left in view is reported once; presented again after the same-symbol time (here
