@@ -177,43 +177,45 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     public func received() -> AsyncStream<[UInt8]> {
         let first = reading.withLock { r -> Bool in defer { r = true }; return !r }
         if first {
-            spawnThread { [self] in readLoop() }
+            // The thread holds the port for one step at a time, never across them: when the
+            // port object goes away the thread ends (a port kept alive by its own reader would
+            // reopen its path for ever, and read whatever comes to be there).
+            spawnThread { [weak self, wake = wake.read, continuation] in
+                defer { close(wake); continuation.finish() }
+                var buffer = [UInt8](repeating: 0, count: 512)
+                while let port = self, port.readStep(&buffer) {}
+            }
         }
         return stream
     }
 
-    /// Reads what the host sends until the port object goes away. While the port is gone
-    /// (unplugged) it waits on the wake pipe only, retrying every second.
-    private func readLoop() {
-        defer { close(wake.read); continuation.finish() }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while true {
-            guard let current = port.withLock({ $0 }) else {
-                // The port is gone: wait on the wake pipe only, retrying every second.
-                var w = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
-                if sys.poll(&w, 1, 1000) > 0 { return }
-                _ = try? writing.withLock { _ throws(HardwareError) in if port.withLock({ $0 }) == nil { try reopen() } }
-                continue
+    /// One step of reading what the host sends; false when the reader should end. While the
+    /// port is gone (unplugged) it waits on the wake pipe only, retrying every second.
+    private func readStep(_ buffer: inout [UInt8]) -> Bool {
+        guard let current = port.withLock({ $0 }) else {
+            var w = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
+            if sys.poll(&w, 1, 1000) > 0 { return false }
+            _ = try? writing.withLock { _ throws(HardwareError) in if port.withLock({ $0 }) == nil { try reopen() } }
+            return true
+        }
+        enum Next { case stop, again, gone }
+        let next: Next = current.use { fd -> Next in
+            var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, 1000) }
+            if n < 0 && sys.errno() != EINTR { return .stop }
+            if fds[1].revents != 0 { return .stop }
+            if fds[0].revents & Int16(POLLIN) != 0 {
+                let got = buffer.withUnsafeMutableBytes { sys.read(fd, $0.baseAddress, $0.count) }
+                if got > 0 { continuation.yield(Array(buffer[0..<got])); return .again }
+                if got < 0 && (sys.errno() == EAGAIN || sys.errno() == EINTR) { return .again }
+                return .gone
             }
-            enum Next { case stop, again, gone }
-            let next: Next = current.use { fd -> Next in
-                var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-                let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, 1000) }
-                if n < 0 && sys.errno() != EINTR { return .stop }
-                if fds[1].revents != 0 { return .stop }
-                if fds[0].revents & Int16(POLLIN) != 0 {
-                    let got = buffer.withUnsafeMutableBytes { sys.read(fd, $0.baseAddress, $0.count) }
-                    if got > 0 { continuation.yield(Array(buffer[0..<got])); return .again }
-                    if got < 0 && (sys.errno() == EAGAIN || sys.errno() == EINTR) { return .again }
-                    return .gone
-                }
-                return fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 ? .gone : .again
-            } ?? .again
-            switch next {
-            case .stop: return
-            case .again: continue
-            case .gone: drop(current) // reopened by the next write or the retry above
-            }
+            return fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 ? .gone : .again
+        } ?? .again
+        switch next {
+        case .stop: return false
+        case .again: return true
+        case .gone: drop(current); return true // reopened by the next write or the retry above
         }
     }
 

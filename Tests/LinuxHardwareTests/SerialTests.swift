@@ -50,6 +50,20 @@ import Testing
         #expect(closed.withLock { $0 }.count == 1)
     }
 
+    /// A port that goes away ends its reader: before, the reader thread kept the port alive,
+    /// reopening its path every second for ever; a later pseudo-terminal given the same
+    /// /dev/pts number then had its bytes read by the dead test's port (CI's hang).
+    @Test func aPortThatGoesAwayEndsItsReader() async throws {
+        let pty = try PseudoTerminal()
+        var port: TermiosSerialPort? = try TermiosSerialPort(path: pty.hostPath, baud: 9600)
+        var incoming = port!.received().makeAsyncIterator()
+        weak let gone = port
+        port = nil
+        let end = await incoming.next() // the stream finishes when the reader ends
+        #expect(end == nil)
+        #expect(gone == nil)
+    }
+
     @Test func bytesFromTheHostArrive() async throws {
         let pty = try PseudoTerminal()
         let port = try TermiosSerialPort(path: pty.hostPath, baud: 115_200)
