@@ -22,7 +22,7 @@ struct Reader {
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status", "feedback"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
@@ -231,10 +231,57 @@ struct Reader {
         c.serial.prefix = escapes(serial, "output.serial.prefix", default: c.serial.prefix)
         c.serial.suffix = escapes(serial, "output.serial.suffix", default: c.serial.suffix)
 
+        readFeedback(top["feedback"], into: &c.feedback)
+
         let status = table(top["status"], "status", allowed: ["file"])
         let statusFile = string(status, "status.file", default: "")
         c.statusFile = statusFile.isEmpty ? nil : statusFile
         return c
+    }
+
+    /// Steps a pattern may have, and how long each may last.
+    static let patternSteps = 16
+    static let stepMillis = 10...10_000
+
+    /// `[feedback.<outcome>]` (beep, flash) and `[feedback.<indication>]` (led), names in
+    /// snake case (`good_read`, `camera_in_use`).
+    mutating func readFeedback(_ value: ConfigValue?, into f: inout ScandConfig.FeedbackConfig) {
+        let outcomes = Dictionary(uniqueKeysWithValues: Feedback.allCases.map { (String($0.rawValue.map { $0 == "-" ? "_" : $0 }), $0) })
+        let indications = Dictionary(uniqueKeysWithValues: StatusIndication.allCases.map { (String($0.rawValue.map { $0 == "-" ? "_" : $0 }), $0) })
+        let feedback = table(value, "feedback", allowed: (Array(outcomes.keys) + Array(indications.keys)).sorted())
+        for (name, outcome) in outcomes {
+            let key = "feedback.\(name)"
+            let t = table(feedback[name], key, allowed: ["beep", "flash"])
+            if let steps = pattern(t, "\(key).beep", repeating: false) { f.beep[outcome] = steps }
+            if let steps = pattern(t, "\(key).flash", repeating: false) { f.flash[outcome] = steps }
+        }
+        for (name, indication) in indications {
+            let key = "feedback.\(name)"
+            let t = table(feedback[name], key, allowed: ["led"])
+            if let steps = pattern(t, "\(key).led", repeating: true) { f.led[indication] = steps }
+        }
+    }
+
+    /// On/off milliseconds: 1 to 16 steps of 10 to 10,000 ms; a repeating pattern is on/off
+    /// pairs, or `[1]` (steady on) or `[0]` (steady off). `[]` is silence (one shot only).
+    mutating func pattern(_ t: [String: ConfigValue], _ key: String, repeating: Bool) -> [Int]? {
+        guard let v = t[leaf(key)] else { return nil }
+        let shape = repeating ? "on/off milliseconds in pairs ([150, 150]), or [1] (steady on) or [0] (off)"
+                              : "on/off milliseconds ([80] or [60, 60, 60]), or [] (none)"
+        guard case .array(let items) = v else { fail(key, "must be an array of \(shape), not \(v.typeName)"); return nil }
+        var steps: [Int] = []
+        for item in items {
+            guard case .int(let ms) = item else { fail(key, "must be whole milliseconds, not \(item.typeName)"); return nil }
+            steps.append(ms)
+        }
+        if repeating && (steps == [0] || steps == [1]) { return steps }
+        guard steps.count <= Self.patternSteps else { fail(key, "has \(steps.count) steps; at most \(Self.patternSteps)"); return nil }
+        if let bad = steps.first(where: { !Self.stepMillis.contains($0) }) {
+            fail(key, "step \(bad) ms is out of range; each step is \(Self.stepMillis.lowerBound) to \(Self.stepMillis.upperBound) ms")
+            return nil
+        }
+        if repeating && (steps.isEmpty || steps.count % 2 != 0) { fail(key, "must be \(shape)"); return nil }
+        return steps
     }
 
     static let bauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]

@@ -130,6 +130,21 @@ public struct ScandConfig: Equatable, Sendable {
     /// A file scand rewrites with its status and metrics, or nil.
     public var statusFile: String?
     public var logLevel = LogLevel.info
+    /// `[feedback]`: the integrator's beep, flash and status LED patterns (what is not set keeps
+    /// the built-in pattern).
+    public var feedback = FeedbackConfig()
+
+    /// Patterns as on/off milliseconds, alternating and starting with on.
+    public struct FeedbackConfig: Equatable, Sendable {
+        /// The buzzer per outcome (one shot; off after the last step).
+        public var beep: [Feedback: [Int]] = [:]
+        /// The status LED's flash per outcome, played over the status pattern (one shot).
+        public var flash: [Feedback: [Int]] = [:]
+        /// The status LED per indication: on/off pairs repeated, or one value: steady on
+        /// (`[1]`) or off (`[0]`).
+        public var led: [StatusIndication: [Int]] = [:]
+        public init() {}
+    }
 
     public init() {
         kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, rules.rule($0).agreeingFrames) })

@@ -278,6 +278,10 @@ public final class KioskLoop {
             changeStream(stopping: false)
         case .feedback(let feedback):
             logger.info("feedback \(feedback.rawValue)")
+            // A screen or a speaker can mirror what the buzzer and the LED do.
+            let steps = { (p: Pattern?) in "[" + (p?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]" }
+            event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": steps(player.patterns.buzzer[feedback]),
+                               "flash": steps(player.patterns.ledFlash[feedback])])
             apply(player.feedback(feedback, now: now))
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")

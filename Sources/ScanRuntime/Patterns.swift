@@ -65,3 +65,33 @@ public struct FeedbackPatterns: Sendable {
         ]
     )
 }
+
+extension FeedbackPatterns {
+    /// These patterns with the integrator's (on/off milliseconds, starting with on): `beep` and
+    /// `flash` are one-shot per outcome, `led` repeats per indication (`[1]` steady on, `[0]`
+    /// off). What is not given keeps its pattern.
+    public func replacing(beep: [Feedback: [Int]], flash: [Feedback: [Int]], led: [StatusIndication: [Int]]) -> FeedbackPatterns {
+        var p = self
+        // `[]`: none at all (the status pattern is not interrupted).
+        for (outcome, ms) in beep { p.buzzer[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
+        for (outcome, ms) in flash { p.ledFlash[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
+        for (indication, ms) in led {
+            p.status[indication] = ms == [1] ? .steady(.active) : ms == [0] ? .steady(.inactive) : Pattern(onOff: ms, repeats: true)
+        }
+        return p
+    }
+}
+
+extension Pattern {
+    /// Alternating on and off steps of `milliseconds`, starting with on; a one-shot ends off.
+    public init(onOff milliseconds: [Int], repeats: Bool) {
+        var steps = milliseconds.enumerated().map { i, ms in Step(i % 2 == 0 ? .active : .inactive, .milliseconds(ms)) }
+        if !repeats { steps.append(Step(.inactive, .zero)) }
+        self.init(steps, repeats: repeats)
+    }
+
+    /// The pattern as on/off milliseconds (what the `feedback` event carries).
+    public var onOffMilliseconds: [Int] {
+        steps.filter { $0.duration > .zero }.map { Int($0.duration.components.seconds * 1000 + $0.duration.components.attoseconds / 1_000_000_000_000_000) }
+    }
+}

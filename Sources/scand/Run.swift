@@ -92,7 +92,9 @@ struct Run: AsyncParsableCommand {
             if let statusFile { StatusFile.write(status, to: statusFile) }
             if let metricsFile { MetricsFile.write(status, to: metricsFile) }
         }
-        let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger,
+        let f = loaded.feedback
+        let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led)
+        let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
                                    firstSequence: board.lastSequence + 1, keepStreaming: loaded.camera.keepStreaming, onStatus: onStatus, onEvent: publish)
         let live = LiveConfig(path: config, overrides: overrides, running: loaded, hasTorchLine: board.hardware.torch != nil,
                               logger: logger) { await runtime.reload($0) }

@@ -66,6 +66,39 @@ import Testing
         #expect(e.contains { $0.hasPrefix("test.toml:8: output.serial.baud: 1234 is not a standard rate") })
     }
 
+    @Test func feedbackPatternsAreReadAndBoundsChecked() throws {
+        let c = try parse("""
+            [feedback.good_read]
+            beep = [40, 40, 40]
+            flash = []
+            [feedback.camera_in_use]
+            led = [500, 500]
+            [feedback.ready]
+            led = [0]
+            """)
+        #expect(c.feedback.beep == [.goodRead: [40, 40, 40]] && c.feedback.flash == [.goodRead: []])
+        #expect(c.feedback.led == [.cameraInUse: [500, 500], .ready: [0]])
+        let e = errors("""
+            [feedback.good_read]
+            beep = [80, 5]
+            flash = [\(Array(repeating: "60", count: 17).joined(separator: ", "))]
+            [feedback.no_read]
+            beep = "long"
+            [feedback.scanning]
+            led = [100, 100, 100]
+            [feedback.camera_in_use]
+            led = [1.5, 2]
+            [feedback.goodread]
+            beep = [80]
+            """)
+        #expect(e.contains("test.toml:2: feedback.good_read.beep: step 5 ms is out of range; each step is 10 to 10000 ms"))
+        #expect(e.contains("test.toml:3: feedback.good_read.flash: has 17 steps; at most 16"))
+        #expect(e.contains("test.toml:5: feedback.no_read.beep: must be an array of on/off milliseconds ([80] or [60, 60, 60]), or [] (none), not a string"))
+        #expect(e.contains("test.toml:7: feedback.scanning.led: must be on/off milliseconds in pairs ([150, 150]), or [1] (steady on) or [0] (off)"))
+        #expect(e.contains("test.toml:9: feedback.camera_in_use.led: must be whole milliseconds, not a number"))
+        #expect(e.contains { $0.hasPrefix("test.toml:10: feedback.goodread: unknown") }, "\(e)")
+    }
+
     @Test func syntaxErrorsCarryTheirLine() {
         let e = errors("[scan]\nviewport = [0.1,\n")
         #expect(e == ["test.toml:3:1: unclosed array: expected ']'"])

@@ -26,7 +26,7 @@ final class Harness {
          settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
          sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
          outputs: ((SimulatedSerialPort) throws -> [any ResultOutput])? = nil,
-         torchLine: ((Trace) -> any OutputLine)? = nil) throws {
+         torchLine: ((Trace) -> any OutputLine)? = nil, patterns: FeedbackPatterns = .standard) throws {
         let clock = self.clock
         trace = Trace(now: { clock.now.offset })
         camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, repeatEach: repeatEach,
@@ -45,7 +45,7 @@ final class Harness {
             hardware: hardware,
             tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
-            logger: Logger(label: "test") { _ in logs }, keepStreaming: keepStreaming, onEvent: onEvent)
+            logger: Logger(label: "test") { _ in logs }, patterns: patterns, keepStreaming: keepStreaming, onEvent: onEvent)
         kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
     }
 

@@ -31,6 +31,30 @@ import Testing
         #expect(!h.camera.isStreaming)
     }
 
+    /// The integrator's patterns from `[feedback]` are played exactly: a triple chirp and no
+    /// flash on a good read, a slow blink while scanning; each feedback is an event with its steps.
+    @Test func configuredPatternsArePlayedExactlyAndAnnounced() throws {
+        let events = Mutex<[String]>([])
+        let patterns = FeedbackPatterns.standard.replacing(beep: [.goodRead: [40, 30, 40, 30, 40]], flash: [.goodRead: []],
+                                                           led: [.scanning: [300, 300], .ready: [0]])
+        let h = try Harness(onEvent: { line in if line.contains("\"feedback\"") { events.withLock { $0.append(line) } } },
+                            patterns: patterns)
+        h.start()
+        h.advance(.milliseconds(100))
+        h.trace.clear()
+        h.button.click() // at 100 ms; the code is read from the first frame, at 133 ms
+        h.advance(.milliseconds(500))
+        #expect(h.timeline("buzzer", "status_led") == [
+            "100 status_led active",
+            "133 buzzer active", "133 status_led inactive",
+            "173 buzzer inactive", "203 buzzer active", "243 buzzer inactive", "273 buzzer active", "313 buzzer inactive",
+        ])
+        let sent = events.withLock { $0 }
+        #expect(sent.count == 1)
+        #expect(sent.first?.contains("\"outcome\":\"good-read\"") == true && sent.first?.contains("\"beep\":[40,30,40,30,40]") == true
+                && sent.first?.contains("\"flash\":[]") == true, "\(sent)")
+    }
+
     @Test func timeoutGivesTheNoReadPattern() throws {
         let h = try Harness(images: ["no-code.png"]) { $0.sessionTimeout = .seconds(1) }
         h.start()
