@@ -251,9 +251,10 @@ struct Reader {
         let feedback = table(value, "feedback", allowed: (Array(outcomes.keys) + Array(indications.keys)).sorted())
         for (name, outcome) in outcomes {
             let key = "feedback.\(name)"
-            let t = table(feedback[name], key, allowed: ["beep", "flash"])
+            let t = table(feedback[name], key, allowed: ["beep", "flash", "torch"])
             if let steps = pattern(t, "\(key).beep", repeating: false) { f.beep[outcome] = steps }
             if let steps = pattern(t, "\(key).flash", repeating: false) { f.flash[outcome] = steps }
+            if let steps = pattern(t, "\(key).torch", repeating: false) { f.torch[outcome] = steps }
         }
         for (name, indication) in indications {
             let key = "feedback.\(name)"

@@ -140,6 +140,9 @@ public struct ScandConfig: Equatable, Sendable {
         public var beep: [Feedback: [Int]] = [:]
         /// The status LED's flash per outcome, played over the status pattern (one shot).
         public var flash: [Feedback: [Int]] = [:]
+        /// The torch as the flash per outcome (one shot), played while the kiosk does not
+        /// need the torch itself.
+        public var torch: [Feedback: [Int]] = [:]
         /// The status LED per indication: on/off pairs repeated, or one value: steady on
         /// (`[1]`) or off (`[0]`).
         public var led: [StatusIndication: [Int]] = [:]

@@ -6,7 +6,7 @@ import ScanHardware
 /// input. The LED shows the status pattern; a feedback flash (the good-read animation) plays
 /// over it and the status pattern comes back when the flash is over.
 public struct IndicatorPlayer: Sendable {
-    public enum Channel: String, Sendable, CaseIterable { case buzzer, statusLED = "status_led" }
+    public enum Channel: String, Sendable, CaseIterable { case buzzer, statusLED = "status_led", torch }
 
     public struct Change: Equatable, Sendable {
         public var channel: Channel
@@ -40,7 +40,14 @@ public struct IndicatorPlayer: Sendable {
             flashing = true
             changes += start(.statusLED, p, now: now)
         }
+        if let p = patterns.torchFlash[feedback] { changes += start(.torch, p, now: now) }
         return changes
+    }
+
+    /// Stops what plays on `channel` without touching the line (the torch, when the kiosk
+    /// drives it itself).
+    public mutating func release(_ channel: Channel) {
+        playing[channel] = nil
     }
 
     /// The LED's steady indication; a running flash finishes first.
@@ -58,11 +65,13 @@ public struct IndicatorPlayer: Sendable {
         return changes
     }
 
-    /// Everything off (shutdown).
+    /// Everything off (shutdown); the torch only if a flash was playing on it (the kiosk
+    /// turns its own torch off).
     public mutating func stop() -> [Change] {
+        let channels = Channel.allCases.filter { $0 != .torch || playing[.torch] != nil }
         playing = [:]
         flashing = false
-        return Channel.allCases.map { Change($0, .inactive) }
+        return channels.map { Change($0, .inactive) }
     }
 
     // MARK: - Steps

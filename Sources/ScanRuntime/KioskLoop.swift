@@ -256,6 +256,7 @@ public final class KioskLoop {
         case .setTorch(let on):
             event("torch", ["state": JSONText.string(on ? "on" : "off")])
             guard let torch = hardware.torch else { return }
+            player.release(.torch) // a torch flash gives way to the kiosk's own use of the torch
             do {
                 try torch.set(LineValue(on))
                 logger.info("torch \(on ? "on" : "off")")
@@ -281,7 +282,7 @@ public final class KioskLoop {
             // A screen or a speaker can mirror what the buzzer and the LED do.
             let steps = { (p: Pattern?) in "[" + (p?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]" }
             event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": steps(player.patterns.buzzer[feedback]),
-                               "flash": steps(player.patterns.ledFlash[feedback])])
+                               "flash": steps(player.patterns.ledFlash[feedback]), "torch": steps(player.patterns.torchFlash[feedback])])
             apply(player.feedback(feedback, now: now))
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")
@@ -366,7 +367,11 @@ public final class KioskLoop {
 
     private func apply(_ changes: [IndicatorPlayer.Change]) {
         for change in changes {
-            let line = change.channel == .buzzer ? hardware.buzzer : hardware.statusLED
+            let line = switch change.channel {
+            case .buzzer: hardware.buzzer
+            case .statusLED: hardware.statusLED
+            case .torch: hardware.torch
+            }
             guard let line else { continue }
             do { try line.set(change.value) } catch { logger.error("\(change.channel.rawValue): \(error)") }
         }

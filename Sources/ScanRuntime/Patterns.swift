@@ -40,6 +40,8 @@ public struct FeedbackPatterns: Sendable {
     /// The LED's one-shot animation for a feedback (the good-read flash), played over the status.
     public var ledFlash: [Feedback: Pattern]
     public var status: [StatusIndication: Pattern]
+    /// The torch as the flash, per feedback (none by default).
+    public var torchFlash: [Feedback: Pattern] = [:]
 
     public static let standard = FeedbackPatterns(
         buzzer: [
@@ -67,11 +69,13 @@ public struct FeedbackPatterns: Sendable {
 }
 
 extension FeedbackPatterns {
-    /// These patterns with the integrator's (on/off milliseconds, starting with on): `beep` and
-    /// `flash` are one-shot per outcome, `led` repeats per indication (`[1]` steady on, `[0]`
+    /// These patterns with the integrator's (on/off milliseconds, starting with on): `beep`,
+    /// `flash` and `torch` (the torch as the flash) are one-shot per outcome, `led` repeats per indication (`[1]` steady on, `[0]`
     /// off). What is not given keeps its pattern.
-    public func replacing(beep: [Feedback: [Int]], flash: [Feedback: [Int]], led: [StatusIndication: [Int]]) -> FeedbackPatterns {
+    public func replacing(beep: [Feedback: [Int]], flash: [Feedback: [Int]], led: [StatusIndication: [Int]],
+                          torch: [Feedback: [Int]] = [:]) -> FeedbackPatterns {
         var p = self
+        for (outcome, ms) in torch { p.torchFlash[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
         // `[]`: none at all (the status pattern is not interrupted).
         for (outcome, ms) in beep { p.buzzer[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
         for (outcome, ms) in flash { p.ledFlash[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }

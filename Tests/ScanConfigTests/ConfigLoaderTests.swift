@@ -71,12 +71,14 @@ import Testing
             [feedback.good_read]
             beep = [40, 40, 40]
             flash = []
+            torch = [60, 60, 60]
             [feedback.camera_in_use]
             led = [500, 500]
             [feedback.ready]
             led = [0]
             """)
         #expect(c.feedback.beep == [.goodRead: [40, 40, 40]] && c.feedback.flash == [.goodRead: []])
+        #expect(c.feedback.torch == [.goodRead: [60, 60, 60]])
         #expect(c.feedback.led == [.cameraInUse: [500, 500], .ready: [0]])
         let e = errors("""
             [feedback.good_read]

@@ -55,6 +55,32 @@ import Testing
                 && sent.first?.contains("\"flash\":[]") == true, "\(sent)")
     }
 
+    /// The torch as the flash: it blinks after the read (the kiosk has turned it off), and a
+    /// press during the blink takes the torch back for the new session.
+    @Test func theTorchAsTheFlashGivesWayToTheNextSession() throws {
+        let patterns = FeedbackPatterns.standard.replacing(beep: [:], flash: [:], led: [:], torch: [.goodRead: [100, 100, 100]])
+        let h = try Harness(patterns: patterns)
+        h.start()
+        h.advance(.milliseconds(100))
+        h.trace.clear()
+        h.button.click() // at 100 ms; read at 133 ms
+        h.advance(.milliseconds(500))
+        #expect(h.timeline("torch") == ["100 torch inactive", "100 torch active", "133 torch inactive",
+                                        "133 torch active", "233 torch inactive", "333 torch active", "433 torch inactive"])
+        h.trace.clear()
+        h.button.click() // at 600 ms; read at 633 ms, flash from 633 ms
+        h.advance(.milliseconds(100))
+        h.button.click() // at 700 ms, during the flash: a new session, the torch its own
+        h.advance(.milliseconds(20))
+        #expect(h.status.phase == "scanning" && h.status.torch == .on)
+        h.advance(.milliseconds(300))
+        // The first flash (633: on, 733 off, 833 on, 933 off) is gone at 700; the second read
+        // (733) flashes from 733.
+        #expect(h.timeline("torch") == ["600 torch inactive", "600 torch active", "633 torch inactive", "633 torch active",
+                                        "700 torch inactive", "700 torch active",
+                                        "733 torch inactive", "733 torch active", "833 torch inactive", "933 torch active"])
+    }
+
     @Test func timeoutGivesTheNoReadPattern() throws {
         let h = try Harness(images: ["no-code.png"]) { $0.sessionTimeout = .seconds(1) }
         h.start()
