@@ -286,6 +286,10 @@ public final class KioskLoop {
             apply(player.feedback(feedback, now: now))
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")
+            let led = player.patterns.status[indication]
+            event("indication", ["state": JSONText.string(indication.rawValue),
+                                 "led": "[" + (led?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]",
+                                 "repeats": led?.repeats == true ? "true" : "false"])
             apply(player.indicate(indication, now: now))
         case .deliver(let result):
             deliver(result)

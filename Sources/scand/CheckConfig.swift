@@ -34,10 +34,27 @@ struct CheckConfig: ParsableCommand {
                   + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
             print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
                                  ?? "in memory only: results waiting for the host are lost on a restart"))
+            print("  feedback " + Self.feedback(c.feedback))
             print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {
             printError(error.description)
             throw ExitCode(1)
         }
+    }
+
+    /// The patterns `[feedback]` replaces, e.g. `good_read beep [30], flash none; ready led [0]`.
+    static func feedback(_ f: ScandConfig.FeedbackConfig) -> String {
+        func name(_ raw: String) -> String { String(raw.map { $0 == "-" ? "_" : $0 }) }
+        func steps(_ ms: [Int]) -> String { ms.isEmpty ? "none" : "[" + ms.map(String.init).joined(separator: ", ") + "]" }
+        var parts: [String] = []
+        for outcome in Feedback.allCases {
+            let own = [("beep", f.beep[outcome]), ("flash", f.flash[outcome]), ("torch", f.torch[outcome])]
+                .compactMap { kind, ms in ms.map { "\(kind) \(steps($0))" } }
+            if !own.isEmpty { parts.append(name(outcome.rawValue) + " " + own.joined(separator: ", ")) }
+        }
+        for indication in StatusIndication.allCases {
+            if let ms = f.led[indication] { parts.append(name(indication.rawValue) + " led " + steps(ms)) }
+        }
+        return parts.isEmpty ? "built-in patterns" : parts.joined(separator: "; ") + " (the rest built in)"
     }
 }

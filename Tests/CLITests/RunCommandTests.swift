@@ -107,6 +107,10 @@ import Testing
         #expect(fast.status == 0, "\(fast.stderr)")
         #expect(fast.stdout.contains("capture 640x480 at 30 fps (quality fast), formats in order: GREY, YUYV, UYVY, NV12, NV21, YU12, MJPG, JPEG"), "\(fast.stdout)")
         let ok = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path])
-        #expect(ok.status == 0 && ok.stdout.contains("ok"))
+        #expect(ok.status == 0 && ok.stdout.contains("ok") && ok.stdout.contains("feedback built-in patterns"))
+        let quiet = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path,
+                                   "--set", "feedback.good_read.beep=[30]", "--set", "feedback.good_read.flash=[]",
+                                   "--set", "feedback.ready.led=[0]"])
+        #expect(quiet.stdout.contains("feedback good_read beep [30], flash none; ready led [0] (the rest built in)"), "\(quiet.stdout)\(quiet.stderr)")
     }
 }

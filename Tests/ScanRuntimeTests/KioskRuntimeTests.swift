@@ -37,8 +37,11 @@ import Testing
         let events = Mutex<[String]>([])
         let patterns = FeedbackPatterns.standard.replacing(beep: [.goodRead: [40, 30, 40, 30, 40]], flash: [.goodRead: []],
                                                            led: [.scanning: [300, 300], .ready: [0]])
-        let h = try Harness(onEvent: { line in if line.contains("\"feedback\"") { events.withLock { $0.append(line) } } },
-                            patterns: patterns)
+        let indications = Mutex<[String]>([])
+        let h = try Harness(onEvent: { line in
+            if line.contains("\"feedback\"") { events.withLock { $0.append(line) } }
+            if line.contains("\"indication\"") { indications.withLock { $0.append(line) } }
+        }, patterns: patterns)
         h.start()
         h.advance(.milliseconds(100))
         h.trace.clear()
@@ -53,6 +56,11 @@ import Testing
         #expect(sent.count == 1)
         #expect(sent.first?.contains("\"outcome\":\"good-read\"") == true && sent.first?.contains("\"beep\":[40,30,40,30,40]") == true
                 && sent.first?.contains("\"flash\":[]") == true, "\(sent)")
+        // The status LED's patterns are announced too: scanning (a 300/300 blink), then ready (off).
+        let shown = indications.withLock { $0 }.suffix(2)
+        #expect(shown.first?.contains("\"state\":\"scanning\"") == true && shown.first?.contains("\"led\":[300,300]") == true
+                && shown.first?.contains("\"repeats\":true") == true, "\(shown)")
+        #expect(shown.last?.contains("\"state\":\"ready\"") == true && shown.last?.contains("\"led\":[]") == true, "\(shown)")
     }
 
     /// The torch as the flash: it blinks after the read (the kiosk has turned it off), and a
