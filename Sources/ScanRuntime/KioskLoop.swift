@@ -280,15 +280,14 @@ public final class KioskLoop {
         case .feedback(let feedback):
             logger.info("feedback \(feedback.rawValue)")
             // A screen or a speaker can mirror what the buzzer and the LED do.
-            let steps = { (p: Pattern?) in "[" + (p?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]" }
-            event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": steps(player.patterns.buzzer[feedback]),
-                               "flash": steps(player.patterns.ledFlash[feedback]), "torch": steps(player.patterns.torchFlash[feedback])])
+            let p = player.patterns
+            event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
+                               "flash": Pattern.stepsJSON(p.ledFlash[feedback]), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
             apply(player.feedback(feedback, now: now))
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")
             let led = player.patterns.status[indication]
-            event("indication", ["state": JSONText.string(indication.rawValue),
-                                 "led": "[" + (led?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]",
+            event("indication", ["state": JSONText.string(indication.rawValue), "led": Pattern.stepsJSON(led),
                                  "repeats": led?.repeats == true ? "true" : "false"])
             apply(player.indicate(indication, now: now))
         case .deliver(let result):
@@ -421,46 +420,5 @@ public final class KioskLoop {
         guard let onEvent else { return }
         let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
         onEvent("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")
-    }
-
-    // MARK: - Mapping
-
-    static func unixMillis() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
-
-    /// The camera state a driver error means.
-    public static func cameraState(_ error: any Error) -> CameraState {
-        guard let e = error as? HardwareError else { return .unavailable(reason: "\(error)") }
-        switch e.kind {
-        case .busy: return .inUse
-        case .permissionDenied: return .permissionDenied
-        case .disconnected: return .disconnected
-        case .notFound: return .unavailable(reason: "\(e.device) not found")
-        default: return .unavailable(reason: e.description)
-        }
-    }
-
-    static func name(_ phase: KioskMachine.Phase) -> String {
-        switch phase {
-        case .idle: return "idle"
-        case .watching: return "watching"
-        case .scanning: return "scanning"
-        case .awaitingConfirmation: return "awaiting-confirmation"
-        case .stopped: return "stopped"
-        }
-    }
-
-    /// The swift-log level for a config log level.
-    public static func level(_ level: LogLevel) -> Logger.Level {
-        switch level {
-        case .debug: return .debug
-        case .info: return .info
-        case .notice: return .notice
-        case .warning: return .warning
-        case .error: return .error
-        }
     }
 }

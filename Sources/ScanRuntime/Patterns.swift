@@ -94,6 +94,11 @@ extension Pattern {
         self.init(steps, repeats: repeats)
     }
 
+    /// `pattern`'s on/off milliseconds as a JSON array (`[]` for none), for events.
+    public static func stepsJSON(_ pattern: Pattern?) -> String {
+        "[" + (pattern?.onOffMilliseconds ?? []).map(String.init).joined(separator: ",") + "]"
+    }
+
     /// The pattern as on/off milliseconds (what the `feedback` event carries).
     public var onOffMilliseconds: [Int] {
         steps.filter { $0.duration > .zero }.map { Int($0.duration.components.seconds * 1000 + $0.duration.components.attoseconds / 1_000_000_000_000_000) }
