@@ -16,26 +16,6 @@ func makeWakePipe() -> (read: Int32, write: Int32)? {
     return (fds[0], fds[1])
 }
 
-/// A value behind a pthread mutex, for state shared between a driver's thread and its callers
-/// (continuations included, which `Mutex`'s region checks do not let escape).
-final class Locked<State>: @unchecked Sendable {
-    private var state: State
-    private var mutex = pthread_mutex_t()
-
-    init(_ state: State) {
-        self.state = state
-        pthread_mutex_init(&mutex, nil)
-    }
-
-    deinit { pthread_mutex_destroy(&mutex) }
-
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return try body(&state)
-    }
-}
-
 /// Wakes the thread waiting on the other end of a wake pipe (harmless when it has gone).
 func wakeUp(_ fd: Int32) {
     var byte: UInt8 = 1

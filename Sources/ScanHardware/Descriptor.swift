@@ -1,4 +1,3 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,12 +8,12 @@ import Glibc
 /// whatever the threads do.
 public final class Descriptor: Sendable, CustomStringConvertible {
     private struct State { var fd: Int32; var borrows = 0; var closed = false }
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let closeCall: @Sendable (Int32) -> Void
 
     /// Owns `fd` from now on; `close` is the call that releases it (libv4l2's for its files).
     public init(_ fd: Int32, close: @escaping @Sendable (Int32) -> Void = { _ = Glibc.close($0) }) {
-        state = Mutex(State(fd: fd))
+        state = Locked(State(fd: fd))
         closeCall = close
     }
 

@@ -19,3 +19,25 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) {
     }, box)
     if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
 }
+
+/// A value behind a pthread mutex, for state shared between a driver's thread and its callers
+/// (continuations included, which `Mutex`'s region checks do not let escape). ThreadSanitizer
+/// sees a pthread mutex; it does not see `Mutex`'s futex on Linux, so state shared with a
+/// thread of our own (spawnThread) goes here.
+public final class Locked<State>: @unchecked Sendable {
+    private var state: State
+    private var mutex = pthread_mutex_t()
+
+    public init(_ state: State) {
+        self.state = state
+        pthread_mutex_init(&mutex, nil)
+    }
+
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&state)
+    }
+}

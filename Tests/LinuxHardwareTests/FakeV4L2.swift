@@ -1,5 +1,6 @@
 import CV4L2
 @testable import LinuxHardware
+import ScanHardware
 import Synchronization
 #if canImport(Glibc)
 import Glibc
