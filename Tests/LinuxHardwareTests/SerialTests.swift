@@ -15,7 +15,10 @@ import Testing
         settings.parity = .even
         settings.stopBits = 2
         settings.flowControl = .rtscts
-        _ = try TermiosSerialPort(path: pty.hostPath, settings: settings)
+        // The port is held for the whole test: once released it closes its descriptor, and a
+        // pty's last close resets its termios (the check below would then read the defaults).
+        let port = try TermiosSerialPort(path: pty.hostPath, settings: settings)
+        defer { withExtendedLifetime(port) {} }
         let fd = open(pty.hostPath, O_RDONLY | O_NOCTTY | O_NONBLOCK)
         defer { close(fd) }
         var t = termios()
