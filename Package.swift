@@ -18,6 +18,9 @@ let package = Package(
         .systemLibrary(name: "CZBar", pkgConfig: "zbar", providers: [.apt(["libzbar-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+        // Announcements: espeak-ng synthesises, ALSA plays.
+        .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         // libpng/libjpeg-turbo report errors through longjmp, which Swift cannot catch: a small C
         // target turns them into return codes.
         .target(
@@ -42,7 +45,7 @@ let package = Package(
         .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading", "ScanRuntime"]),
         .target(
             name: "LinuxHardware",
-            dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs"]
+            dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs", "CEspeak", "CALSA"]
         ),
         .target(
             name: "ScanRuntime",

@@ -23,6 +23,8 @@ public enum KioskEvent: Equatable, Sendable {
     case torchFailed
     case cameraChanged(CameraState)
     case settingsChanged(KioskSettings)
+    /// The announcement `id` has been said (or could not be): results it held go out.
+    case announcementEnded(id: Int)
     /// Shutting down (SIGTERM): everything off.
     case stopping
 }
@@ -49,7 +51,13 @@ public enum KioskEffect: Equatable, Sendable {
     case stopCapture
     /// What the camera does between sessions.
     case cameraDuty(CameraDuty)
-    case feedback(Feedback)
+    /// The outcome's beep (and torch flash); its LED flash unless `flash` is false (an
+    /// announcement replaces it).
+    case feedback(Feedback, flash: Bool = true)
+    /// Say `announcement` aloud; the runtime answers with `announcementEnded(id:)`.
+    case announce(id: Int, Announcement)
+    /// Stop saying announcement `id` now (a press, a newer announcement, shutdown).
+    case cutAnnouncement(id: Int)
     case indicate(StatusIndication)
     case deliver(ScanResult)
     case startTimer(KioskTimer, after: Duration)
@@ -99,6 +107,9 @@ public struct KioskMachine: Sendable {
     private var framesToSkip = 0
     /// The automatic torch's view of the scene.
     private var light = AmbientLight()
+    /// The announcement being said and the results waiting for its end (`speech.deliver = after`).
+    private var speaking: (id: Int, held: [ScanResult])?
+    private var announcements = 0
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -122,7 +133,7 @@ public struct KioskMachine: Sendable {
             return effects
         case .buttonPressed:
             buttonDown = true
-            var effects: [KioskEffect] = []
+            var effects = cutAnnouncement() // a press cuts an announcement short
             if settings.longPressAction != .none, settings.trigger == .pulse {
                 effects.append(.startTimer(.longPress, after: settings.longPressAfter))
                 if case .scanning = phase {
@@ -147,7 +158,7 @@ public struct KioskMachine: Sendable {
             }
             return effects
         case .hostTrigger:
-            return trigger(confirms: false)
+            return cutAnnouncement() + trigger(confirms: false)
         case .hostStop:
             if settings.trigger == .continuous { paused = true }
             guard case .scanning = phase else { return [] }
@@ -177,8 +188,12 @@ public struct KioskMachine: Sendable {
             return cameraChanged(state)
         case .settingsChanged(let new):
             return settingsChanged(new)
+        case .announcementEnded(let id):
+            guard let s = speaking, s.id == id else { return [] }
+            speaking = nil
+            return s.held.map { .deliver($0) }
         case .stopping:
-            var effects: [KioskEffect] = []
+            var effects = cutAnnouncement() // what it held is delivered, never lost
             if case .scanning = phase { effects += [.stopCapture] }
             if phase == .watching { effects += [.cameraDuty(.idle)] }
             effects += KioskTimer.allCases.map { .cancelTimer($0) }
@@ -223,7 +238,7 @@ public struct KioskMachine: Sendable {
             phase = .idle
             guard byPress else { return effects }
             metrics.errors += 1
-            return effects + [.feedback(.error), .log(.warning, "press ignored: camera \(camera)")]
+            return effects + [.feedback(.error)] + announce(.camera(camera)) + [.log(.warning, "press ignored: camera \(camera)")]
         }
         if phase == .watching { effects += [.cameraDuty(.idle)] }
         session += 1
@@ -253,6 +268,11 @@ public struct KioskMachine: Sendable {
         pressPending = false
         var effects: [KioskEffect] = [.stopCapture] + sessionTimersOff() + torchOff()
         if let feedback { effects.append(.feedback(feedback)) }
+        switch feedback {
+        case .noRead: effects += announce(.noRead)
+        case .error: effects += announce(.camera(camera))
+        default: break
+        }
         return effects + resume()
     }
 
@@ -315,22 +335,23 @@ public struct KioskMachine: Sendable {
         }
         let keepsScanning = settings.trigger == .continuous || settings.trigger == .presentation
         let holds = results.count == 1 && !batch[0].numericOnly && settings.alphanumeric == .confirm
+        let flash = settings.speech?.replacesFlash != true
         if keepsScanning && !holds {
             metrics.goodReads += results.count
-            effects += [.feedback(.goodRead)] + results.map { .deliver($0) }
+            effects += [.feedback(.goodRead, flash: flash)] + deliverAnnounced(results)
             if settings.trigger == .presentation { effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)] }
             return effects
         }
         phase = .idle
-        effects += [.stopCapture] + sessionTimersOff() + torchOff() + [.feedback(.goodRead)]
+        effects += [.stopCapture] + sessionTimersOff() + torchOff() + [.feedback(.goodRead, flash: flash)]
         if holds {
             let result = results[0]
             phase = .awaitingConfirmation(result)
-            return effects + [.startTimer(.confirmation, after: settings.confirmTimeout), .indicate(.awaitingConfirmation),
+            return effects + announce(.read(batch)) + [.startTimer(.confirmation, after: settings.confirmTimeout), .indicate(.awaitingConfirmation),
                               .log(.info, "\(result.symbol.symbology.rawValue) result \(result.sequence) held for confirmation")]
         }
         metrics.goodReads += results.count
-        return effects + results.map { .deliver($0) } + resume()
+        return effects + deliverAnnounced(results) + resume()
     }
 
     private mutating func timerFired(_ timer: KioskTimer) -> [KioskEffect] {
@@ -372,6 +393,7 @@ public struct KioskMachine: Sendable {
                 effects += [.cameraDuty(.idle)]
             }
             effects += torchOff()
+            if previous.isAvailable { effects += announce(.camera(state)) }
         }
         if case .awaitingConfirmation = phase { return effects }
         if state.isAvailable, phase == .idle { return effects + resume() }
@@ -382,6 +404,7 @@ public struct KioskMachine: Sendable {
         var effects: [KioskEffect] = []
         if !new.hasTorch && settings.hasTorch { effects += torchOff() }
         let modeChanged = new.trigger != settings.trigger
+        if new.speech == nil { effects += cutAnnouncement() }
         settings = new
         sameSymbol.window = new.sameSymbolTimeout
         if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
@@ -398,6 +421,31 @@ public struct KioskMachine: Sendable {
         default: break
         }
         return effects
+    }
+
+    // MARK: - Speech
+
+    /// Results out now, or (speech on, `deliver = after`) when their announcement ends.
+    private mutating func deliverAnnounced(_ results: [ScanResult]) -> [KioskEffect] {
+        guard let speech = settings.speech else { return results.map { .deliver($0) } }
+        if speech.deliver == .after { return announce(.read(results.map(\.symbol)), holding: results) }
+        return announce(.read(results.map(\.symbol))) + results.map { .deliver($0) }
+    }
+
+    /// Starts an announcement when speech is on, cutting the one being said short.
+    private mutating func announce(_ announcement: Announcement, holding results: [ScanResult] = []) -> [KioskEffect] {
+        guard settings.speech != nil else { return results.map { .deliver($0) } }
+        let effects = cutAnnouncement()
+        announcements += 1
+        speaking = (announcements, results)
+        return effects + [.announce(id: announcements, announcement)]
+    }
+
+    /// Ends the announcement being said now; the results it held go out (never lost).
+    private mutating func cutAnnouncement() -> [KioskEffect] {
+        guard let s = speaking else { return [] }
+        speaking = nil
+        return [.cutAnnouncement(id: s.id)] + s.held.map { .deliver($0) }
     }
 
     // MARK: - Torch

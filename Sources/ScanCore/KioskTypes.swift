@@ -102,6 +102,8 @@ public struct KioskSettings: Equatable, Sendable {
     /// The same code again within this time is held back (no feedback, count or sequence
     /// number) within one session; a press starts afresh.
     public var sameSymbolTimeout: Duration = .zero
+    /// Spoken announcements (`[feedback.speech]`); nil: off.
+    public var speech: SpeechBehaviour?
 
     public init() {}
 }

@@ -77,3 +77,26 @@ public protocol SerialPort: AnyObject, Sendable {
     /// port is closed or fails.
     func received() -> AsyncStream<[UInt8]>
 }
+
+/// How an announcement ended.
+public enum SpeechEnd: Sendable, Equatable {
+    /// Said to the end.
+    case said
+    /// Cut short by `cutShort()` or by the next `say`.
+    case cutShort
+    /// The engine or the audio device failed; the reason is for the log.
+    case failed(String)
+}
+
+/// A voice for announcements (people who cannot see the LED). One announcement at a time:
+/// `say` cuts the one being said short. Synthesis and playback never run on the caller's thread.
+public protocol Speaker: AnyObject, Sendable {
+    /// The voice and where it speaks, for logs, e.g. `espeak-ng en (ALSA default)`.
+    var name: String { get }
+    /// Starts saying `text`. `ended` is called exactly once, on some other thread, when it has
+    /// been said, was cut short or failed. `started` is called when the first audio sample
+    /// goes out (to measure the delay from a read to the voice).
+    func say(_ text: String, started: @escaping @Sendable () -> Void, ended: @escaping @Sendable (SpeechEnd) -> Void)
+    /// Cuts the current announcement short (nothing when none is said).
+    func cutShort()
+}

@@ -32,11 +32,12 @@ public struct IndicatorPlayer: Sendable {
     /// When the next step is due, if any pattern is timed.
     public var nextDeadline: Duration? { playing.values.compactMap(\.ends).min() }
 
-    /// The one-shot feedback: its beep, and its LED flash over the status pattern.
-    public mutating func feedback(_ feedback: Feedback, now: Duration) -> [Change] {
+    /// The one-shot feedback: its beep, and (unless `flash` is false) its LED flash over the
+    /// status pattern.
+    public mutating func feedback(_ feedback: Feedback, flash: Bool = true, now: Duration) -> [Change] {
         var changes: [Change] = []
         if let p = patterns.buzzer[feedback] { changes += start(.buzzer, p, now: now) }
-        if let p = patterns.ledFlash[feedback] {
+        if flash, let p = patterns.ledFlash[feedback] {
             flashing = true
             changes += start(.statusLED, p, now: now)
         }

@@ -15,6 +15,10 @@ public enum LoopInput: Sendable, Equatable {
     /// Capture for `session` (nil: a stream without a session, warm or watching) failed: the
     /// camera is in `state`; `message` is for the log.
     case captureFailed(session: Int?, state: CameraState, message: String)
+    /// The speaker began announcement `id` (its first sample went out).
+    case speechStarted(id: Int)
+    /// The speaker ended announcement `id`.
+    case speechEnded(id: Int, SpeechEnd)
 }
 
 /// The kiosk's decisions and their execution, one step at a time: the `KioskMachine`, the
@@ -38,6 +42,14 @@ public final class KioskLoop {
     let onStatus: (@Sendable (KioskStatus) -> Void)?
     /// Told what the capture child should do with frames from now on.
     var onCapture: ((CaptureWork) -> Void)?
+    /// Where the speaker's reports go (from its own thread): they come back as `speechStarted`
+    /// and `speechEnded` inputs. Without it, reports are dropped (announcements then end only
+    /// by being cut).
+    public var onSpeech: (@Sendable (LoopInput) -> Void)?
+    /// When each announcement being said was asked for, and the last delay from there to the
+    /// first sample.
+    private var announced: [Int: Duration] = [:]
+    public private(set) var lastSpeechDelay: Duration?
     /// Keep the stream on between sessions (`camera.keep_streaming`).
     let keepStreaming: Bool
     /// What the machine wants of the camera between sessions.
@@ -248,6 +260,14 @@ public final class KioskLoop {
             guard capturing == session, streaming else { return }
             logger.error("camera \(hardware.camera.name): \(message)")
             queue.append(.camera(.failed(state)))
+        case .speechStarted(let id):
+            guard let asked = announced[id] else { return }
+            lastSpeechDelay = now - asked
+            logger.debug("announcement \(id): first sample \(lastSpeechDelay!) after it was asked for")
+        case .speechEnded(let id, let end):
+            announced[id] = nil
+            if case .failed(let reason) = end { logger.error("speaker: announcement \(id) not said: \(reason)") }
+            queue.append(.kiosk(.announcementEnded(id: id)))
         }
     }
 
@@ -277,13 +297,28 @@ public final class KioskLoop {
         case .cameraDuty(let new):
             duty = new
             changeStream(stopping: false)
-        case .feedback(let feedback):
+        case .feedback(let feedback, let flash):
             logger.info("feedback \(feedback.rawValue)")
             // A screen or a speaker can mirror what the buzzer and the LED do.
             let p = player.patterns
             event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
-                               "flash": Pattern.stepsJSON(p.ledFlash[feedback]), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
-            apply(player.feedback(feedback, now: now))
+                               "flash": Pattern.stepsJSON(flash ? p.ledFlash[feedback] : nil), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
+            apply(player.feedback(feedback, flash: flash, now: now))
+        case .announce(let id, let announcement):
+            let text = tuning.phrases.text(for: announcement)
+            logger.info("announcement \(id): \(text)")
+            event("announcement", ["id": "\(id)", "kind": JSONText.string(announcement.kind), "text": JSONText.string(text)])
+            guard let speaker = hardware.speaker else {
+                queue.append(.kiosk(.announcementEnded(id: id)))
+                return
+            }
+            announced[id] = now
+            let report = onSpeech
+            speaker.say(text, started: { report?(.speechStarted(id: id)) }, ended: { report?(.speechEnded(id: id, $0)) })
+        case .cutAnnouncement(let id):
+            announced[id] = nil
+            logger.info("announcement \(id) cut short")
+            hardware.speaker?.cutShort()
         case .indicate(let indication):
             logger.info("status LED \(indication.rawValue)")
             let led = player.patterns.status[indication]

@@ -15,10 +15,13 @@ public struct KioskHardware: Sendable {
     public var torch: (any OutputLine)?
     public var buzzer: (any OutputLine)?
     public var statusLED: (any OutputLine)?
+    /// The voice for announcements (`[feedback.speech]`), if speech is on.
+    public var speaker: (any Speaker)?
 
     public init(camera: any FrameSource, button: (any Button)? = nil, torch: (any OutputLine)? = nil,
-                buzzer: (any OutputLine)? = nil, statusLED: (any OutputLine)? = nil) {
+                buzzer: (any OutputLine)? = nil, statusLED: (any OutputLine)? = nil, speaker: (any Speaker)? = nil) {
         self.camera = camera
+        self.speaker = speaker
         self.button = button
         self.torch = torch
         self.buzzer = buzzer
@@ -33,7 +36,11 @@ public struct KioskTuning: Sendable {
     public var decoder: any BarcodeDecoder
     /// The same code again within this time is not reported twice.
     public var sameSymbolTimeout: Duration
-    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder, sameSymbolTimeout: Duration = .zero) {
+    /// The words of announcements (when speech is on).
+    public var phrases: SpeechPhrases
+    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder, sameSymbolTimeout: Duration = .zero,
+                phrases: SpeechPhrases = SpeechPhrases()) {
+        self.phrases = phrases
         self.settings = settings
         self.viewport = viewport
         self.decoder = decoder
@@ -93,6 +100,8 @@ public actor KioskRuntime: Service {
     private var host: (port: any SerialPort, version: String, applySet: @Sendable (String, String) async -> String?)?
     private var stopRequested = false
     private let stopSignal = Wakeup()
+    /// The speaker's reports (from its thread), fed to the loop by a child.
+    private let speech: AsyncStream<LoopInput>
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
@@ -105,6 +114,9 @@ public actor KioskRuntime: Service {
         elapsed = Self.elapsedTime(on: clock)
         let capture = self.capture
         loop.onCapture = { capture.serve($0) }
+        let (speech, reports) = AsyncStream.makeStream(of: LoopInput.self)
+        self.speech = speech
+        loop.onSpeech = { reports.yield($0) }
     }
 
     /// Serves the host's line protocol (`HostCommand`) on `port` while `run()` runs: each line
@@ -134,6 +146,15 @@ public actor KioskRuntime: Service {
                 group.addTask { await self.captureFrames(hardware.camera, handler) }
                 group.addTask { await self.deepLooks(handler) }
                 group.addTask { await self.runTimers() }
+                if hardware.speaker != nil {
+                    let reports = speech
+                    group.addTask {
+                        for await report in reports {
+                            if Task.isCancelled { break }
+                            await self.input(report)
+                        }
+                    }
+                }
                 if let host {
                     group.addTask { await self.serveHost(host.port, version: host.version, applySet: host.applySet) }
                 }

@@ -1,6 +1,7 @@
 import ScanCore
 import ScanHardware
 import ScanRuntime
+import Synchronization
 
 /// A `KioskLoop` on simulated hardware in virtual time: a manual clock moved by `advance`,
 /// timers and pattern steps fired at their deadlines, and each frame the camera delivers while
@@ -11,15 +12,21 @@ public final class VirtualKiosk {
     public let clock: ManualClock
     public let camera: SimulatedCamera<ManualClock>
     public let loop: KioskLoop
+    /// The speaker, when speech is on: its reports are delivered at their virtual times.
+    public let speaker: SimulatedSpeaker?
+    private let speechInbox = Locked<[LoopInput]>([])
     private let handler = FrameHandler()
     /// Work whose frame failed: no frames for it until the work changes (as the runtime's child).
     private var failed: CaptureWork?
 
     /// `loop` must use `camera`, which must run on `clock`.
-    public init(loop: KioskLoop, camera: SimulatedCamera<ManualClock>, clock: ManualClock) {
+    public init(loop: KioskLoop, camera: SimulatedCamera<ManualClock>, clock: ManualClock, speaker: SimulatedSpeaker? = nil) {
         self.loop = loop
         self.camera = camera
         self.clock = clock
+        self.speaker = speaker
+        let inbox = speechInbox
+        loop.onSpeech = { report in inbox.withLock { $0.append(report) } }
     }
 
     /// Virtual time since the clock was made.
@@ -27,7 +34,10 @@ public final class VirtualKiosk {
 
     public func start() { loop.start(now: now) }
     public func stop() { loop.stop(now: now) }
-    public func send(_ event: KioskEvent) { loop.handle(.kiosk(event), now: now) }
+    public func send(_ event: KioskEvent) {
+        loop.handle(.kiosk(event), now: now)
+        speak()
+    }
     public func press() { send(.buttonPressed) }
     public func release() { send(.buttonReleased) }
     public func click() { press(); release() }
@@ -39,9 +49,18 @@ public final class VirtualKiosk {
             if next > now { clock.advance(by: next - now) }
             loop.fireDue(now: now)
             captureIfDue()
+            speak()
         }
         if end > now { clock.advance(by: end - now) }
         loop.fireDue(now: now)
+        speak()
+    }
+
+    /// The speaker's reports that are due, handed to the loop (outside its steps, as the
+    /// runtime's speech child does).
+    private func speak() {
+        speaker?.deliverDue(now: now)
+        for report in speechInbox.withLock({ r in defer { r = [] }; return r }) { loop.handle(report, now: now) }
     }
 
     /// Advances in steps of `step` until `condition` holds or `limit` has passed; whether it held.
@@ -60,7 +79,7 @@ public final class VirtualKiosk {
     private func nextEvent() -> Duration? {
         let work = loop.work
         let frameDue: Duration? = work == .none || work == failed ? nil : (camera.nextFrameDue?.offset ?? now)
-        return [loop.nextDeadline, frameDue].compactMap { $0 }.min()
+        return [loop.nextDeadline, frameDue, speaker?.nextDue].compactMap { $0 }.min()
     }
 
     /// What the capture child does with a frame that is due: the frame handler's inputs, or
