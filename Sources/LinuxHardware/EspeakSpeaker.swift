@@ -65,6 +65,9 @@ public final class EspeakSpeaker: Speaker, Sendable {
     }
 
     public func cutShort() { EspeakEngine.shared.cutShort() }
+
+    /// Whether espeak-ng has the voice `name` (and its data is installed).
+    public static func hasVoice(_ name: String) -> Bool { EspeakEngine.shared.check(Voice(name: name)) == nil }
 }
 
 /// espeak-ng keeps its state in globals: one engine per process, owned by one thread that runs
@@ -378,7 +381,7 @@ public enum WAV {
         out += le16(1) + le16(1) + le32(rate) + le32(rate * 2) + le16(2) + le16(16)
         out += Array("data".utf8) + le32(data)
         out.reserveCapacity(out.count + data)
-        for s in samples { out += le16(Int(s)) }
+        samples.map(\.littleEndian).withUnsafeBytes { out.append(contentsOf: $0) }
         return out
     }
 }

@@ -6,14 +6,16 @@ import Glibc
 /// A passive buzzer driven with a square-wave tone from a PWM channel in sysfs
 /// (`/sys/class/pwm/pwmchipN/pwmM`): active = tone on, inactive = silent. The channel is exported
 /// if needed, set to `hz` at 50 % duty, and disabled again when the value is deinitialized.
-public final class SysfsPWMTone: OutputLine, @unchecked Sendable {
+public final class SysfsPWMTone: ToneLine, @unchecked Sendable {
     public let name: String
+    public let defaultHz: Int
     private let channel: String
     private let sys: Syscalls
 
     public init(channel: String, hz: Int, syscalls: Syscalls = .system) throws {
         self.channel = channel
         self.sys = syscalls
+        defaultHz = hz
         name = "buzzer (PWM \(channel), \(hz) Hz)"
         if access(channel + "/enable", F_OK) != 0 {
             // Export pwmM through the chip's export file.
@@ -22,8 +24,19 @@ public final class SysfsPWMTone: OutputLine, @unchecked Sendable {
             }
             try writeFile(String(channel[..<slash]) + "/export", "\(number)")
         }
-        let period = 1_000_000_000 / max(hz, 1)
         try writeFile(channel + "/enable", "0")
+        try writePeriod(hz)
+    }
+
+    /// A new pitch at 50 % duty. The duty cycle goes to 0 first: the kernel refuses a period
+    /// shorter than the duty cycle it has (EINVAL).
+    public func setPitch(_ hz: Int) throws(HardwareError) {
+        try writePeriod(hz)
+    }
+
+    private func writePeriod(_ hz: Int) throws(HardwareError) {
+        let period = 1_000_000_000 / min(max(hz, 100), 20_000)
+        try writeFile(channel + "/duty_cycle", "0")
         try writeFile(channel + "/period", "\(period)")
         try writeFile(channel + "/duty_cycle", "\(period / 2)")
     }

@@ -12,20 +12,26 @@ public enum ConfigLoader {
     /// Loads `path`, applies `overrides` (`dotted.key=value`, as `scand run --set` gives them;
     /// a later one for the same key replaces an earlier one) and validates everything. Throws
     /// `ConfigErrors` listing every problem found.
-    /// - Parameter boardsDirectory: where board profiles live; default: `boards/` beside the file.
-    public static func load(path: String, overrides: [String] = [], boardsDirectory: String? = nil) throws(ConfigErrors) -> ScandConfig {
+    /// - Parameters:
+    ///   - boardsDirectory: where board profiles live; default: `boards/` beside the file.
+    ///   - knownVoice: whether the speech engine has a voice (`feedback.speech.voice`, checked
+    ///     when speech is enabled); nil: not checked here.
+    public static func load(path: String, overrides: [String] = [], boardsDirectory: String? = nil,
+                            knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         let bytes: [UInt8]
         do { bytes = try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
         let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? dir + "/boards")
+        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? dir + "/boards", knownVoice: knownVoice)
     }
 
     /// Parses config text; `file` names it in errors.
-    public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String) throws(ConfigErrors) -> ScandConfig {
-        try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory)
+    public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String,
+                             knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
+        try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)
     }
 
-    static func parse(_ bytes: [UInt8], file: String, overrides: [String], boardsDirectory: String) throws(ConfigErrors) -> ScandConfig {
+    static func parse(_ bytes: [UInt8], file: String, overrides: [String], boardsDirectory: String,
+                      knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         let document: TOMLDocument
         do { document = try ConfigValue.parse(bytes, file: file) } catch { throw ConfigErrors(errors: [error]) }
         var root = ConfigValue.table(document.root)
@@ -38,6 +44,7 @@ public enum ConfigLoader {
         }
         var reader = Reader(file: file, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)
         reader.errors = overrideErrors
+        reader.knownVoice = knownVoice
         let config = reader.read(root)
         if !reader.errors.isEmpty { throw ConfigErrors(errors: reader.errors) }
         return config

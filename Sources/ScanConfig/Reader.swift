@@ -9,6 +9,8 @@ struct Reader {
     let lines: LineIndex
     let boardsDirectory: String
     var errors: [ConfigError] = []
+    /// Whether the speech engine has a voice; nil: not checked.
+    var knownVoice: ((String) -> Bool)?
 
     init(file: String, lines: LineIndex, boardsDirectory: String) {
         self.file = file
@@ -248,11 +250,12 @@ struct Reader {
     mutating func readFeedback(_ value: ConfigValue?, into f: inout ScandConfig.FeedbackConfig) {
         let outcomes = Dictionary(uniqueKeysWithValues: Feedback.allCases.map { (String($0.rawValue.map { $0 == "-" ? "_" : $0 }), $0) })
         let indications = Dictionary(uniqueKeysWithValues: StatusIndication.allCases.map { (String($0.rawValue.map { $0 == "-" ? "_" : $0 }), $0) })
-        let feedback = table(value, "feedback", allowed: (Array(outcomes.keys) + Array(indications.keys)).sorted())
+        let feedback = table(value, "feedback", allowed: (Array(outcomes.keys) + Array(indications.keys) + ["speech"]).sorted())
         for (name, outcome) in outcomes {
             let key = "feedback.\(name)"
-            let t = table(feedback[name], key, allowed: ["beep", "flash", "torch"])
+            let t = table(feedback[name], key, allowed: ["beep", "flash", "torch", "tone_hz"])
             if let steps = pattern(t, "\(key).beep", repeating: false) { f.beep[outcome] = steps }
+            if t["tone_hz"] != nil { f.tone[outcome] = int(t, "\(key).tone_hz", default: 2700, range: 100...20_000) }
             if let steps = pattern(t, "\(key).flash", repeating: false) { f.flash[outcome] = steps }
             if let steps = pattern(t, "\(key).torch", repeating: false) { f.torch[outcome] = steps }
         }
@@ -261,6 +264,45 @@ struct Reader {
             let t = table(feedback[name], key, allowed: ["led"])
             if let steps = pattern(t, "\(key).led", repeating: true) { f.led[indication] = steps }
         }
+        readSpeech(feedback["speech"], into: &f)
+    }
+
+    /// `[feedback.speech]`: announcements through espeak-ng.
+    mutating func readSpeech(_ value: ConfigValue?, into f: inout ScandConfig.FeedbackConfig) {
+        let t = table(value, "feedback.speech", allowed: ["enabled", "voice", "rate", "volume", "say", "no_read", "camera_error",
+                                                         "deliver", "replaces_flash", "device", "wav_dir"])
+        var s = ScandConfig.SpeechConfig()
+        s.enabled = bool(t, "feedback.speech.enabled", default: s.enabled)
+        s.voice = string(t, "feedback.speech.voice", default: s.voice)
+        if s.voice.isEmpty || s.voice.count > 40 || !s.voice.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_+/".contains($0)) }) {
+            fail("feedback.speech.voice", "\"\(s.voice)\" is not a voice name; `espeak-ng --voices` lists them (en, de, en-us, ...)")
+        } else if s.enabled, let knownVoice, !knownVoice(s.voice) {
+            fail("feedback.speech.voice", "espeak-ng has no voice \"\(s.voice)\"; `espeak-ng --voices` lists them (en, de, en-us, ...)")
+        }
+        s.rate = int(t, "feedback.speech.rate", default: s.rate, range: 80...450)
+        s.volume = int(t, "feedback.speech.volume", default: s.volume, range: 0...200)
+        s.say = choice(t, "feedback.speech.say", default: s.say)
+        s.noRead = phrase(t, "feedback.speech.no_read", default: s.noRead)
+        s.cameraError = phrase(t, "feedback.speech.camera_error", default: s.cameraError)
+        s.deliver = choice(t, "feedback.speech.deliver", default: s.deliver)
+        s.replacesFlash = bool(t, "feedback.speech.replaces_flash", default: s.replacesFlash)
+        s.device = string(t, "feedback.speech.device", default: s.device)
+        if s.device.isEmpty || s.device.utf8.count > 100 || s.device.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 32 } == true }) {
+            fail("feedback.speech.device", "must be an ALSA PCM name (`aplay -L` lists them), e.g. default or plughw:1,0")
+        }
+        let wav = string(t, "feedback.speech.wav_dir", default: "")
+        s.wavDirectory = wav.isEmpty ? nil : wav
+        f.speech = s
+    }
+
+    /// A sentence to be said: 1 to 200 characters, no control characters.
+    mutating func phrase(_ t: [String: ConfigValue], _ key: String, default d: String) -> String {
+        let text = string(t, key, default: d)
+        guard !text.isEmpty, text.count <= 200, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            fail(key, "must be 1 to 200 characters without control characters")
+            return d
+        }
+        return text
     }
 
     /// On/off milliseconds: 1 to 16 steps of 10 to 10,000 ms; a repeating pattern is on/off

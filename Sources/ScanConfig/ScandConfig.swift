@@ -146,6 +146,35 @@ public struct ScandConfig: Equatable, Sendable {
         /// The status LED per indication: on/off pairs repeated, or one value: steady on
         /// (`[1]`) or off (`[0]`).
         public var led: [StatusIndication: [Int]] = [:]
+        /// The buzzer's pitch per outcome (a PWM buzzer; `buzzer.frequency_hz` otherwise).
+        public var tone: [Feedback: Int] = [:]
+        /// `[feedback.speech]`.
+        public var speech = SpeechConfig()
+        public init() {}
+    }
+
+    /// `[feedback.speech]`: spoken announcements (espeak-ng).
+    public struct SpeechConfig: Equatable, Sendable {
+        public var enabled = false
+        /// An espeak-ng voice: `en`, `de`, `en-us`, `fr+f3`.
+        public var voice = "en"
+        /// Words a minute (80...450).
+        public var rate = 175
+        /// 0...200, 100 normal.
+        public var volume = 100
+        public var say = SpokenContent.type
+        public var noRead = SpeechPhrases().noRead
+        public var cameraError = SpeechPhrases().cameraError
+        public var deliver = SpeechDelivery.after
+        public var replacesFlash = true
+        /// The ALSA PCM the voice plays on.
+        public var device = "default"
+        /// Write each announcement as a WAV file here instead of playing it.
+        public var wavDirectory: String?
+
+        /// The kiosk's part: nil when speech is off.
+        public var behaviour: SpeechBehaviour? { enabled ? SpeechBehaviour(deliver: deliver, replacesFlash: replacesFlash) : nil }
+        public var phrases: SpeechPhrases { SpeechPhrases(say: say, noRead: noRead, cameraError: cameraError) }
         public init() {}
     }
 

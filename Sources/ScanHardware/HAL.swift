@@ -20,6 +20,14 @@ public protocol OutputLine: AnyObject, Sendable {
     func set(_ value: LineValue) throws(HardwareError)
 }
 
+/// An output line that sounds a tone whose pitch can change: a passive buzzer on PWM.
+public protocol ToneLine: OutputLine {
+    /// The pitch it was set up with (`buzzer.frequency_hz`).
+    var defaultHz: Int { get }
+    /// Sets the pitch of what sounds from now on (100...20000 Hz).
+    func setPitch(_ hz: Int) throws(HardwareError)
+}
+
 /// One debounced edge of the trigger button.
 public struct ButtonEvent: Sendable, Equatable {
     public enum Edge: String, Sendable { case pressed, released }

@@ -11,7 +11,13 @@ public struct IndicatorPlayer: Sendable {
     public struct Change: Equatable, Sendable {
         public var channel: Channel
         public var value: LineValue
-        public init(_ channel: Channel, _ value: LineValue) { self.channel = channel; self.value = value }
+        /// Before the level: the buzzer's pitch changes (Hz; nil inside: back to its own pitch).
+        public var pitch: Int??
+        public init(_ channel: Channel, _ value: LineValue, pitch: Int?? = nil) {
+            self.channel = channel
+            self.value = value
+            self.pitch = pitch
+        }
     }
 
     private struct Playing: Sendable {
@@ -26,6 +32,8 @@ public struct IndicatorPlayer: Sendable {
     /// The LED's status pattern, shown whenever no flash plays.
     private var status = Pattern.steady(.inactive)
     private var flashing = false
+    /// The buzzer's pitch as last set (nil: its own).
+    private var pitch: Int?
 
     public init(patterns: FeedbackPatterns) { self.patterns = patterns }
 
@@ -36,7 +44,15 @@ public struct IndicatorPlayer: Sendable {
     /// status pattern.
     public mutating func feedback(_ feedback: Feedback, flash: Bool = true, now: Duration) -> [Change] {
         var changes: [Change] = []
-        if let p = patterns.buzzer[feedback] { changes += start(.buzzer, p, now: now) }
+        if let p = patterns.buzzer[feedback] {
+            var beep = start(.buzzer, p, now: now)
+            let wanted = patterns.tone[feedback]
+            if wanted != pitch, !beep.isEmpty {
+                pitch = wanted
+                beep[0].pitch = .some(wanted)
+            }
+            changes += beep
+        }
         if flash, let p = patterns.ledFlash[feedback] {
             flashing = true
             changes += start(.statusLED, p, now: now)

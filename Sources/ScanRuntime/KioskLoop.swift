@@ -263,7 +263,7 @@ public final class KioskLoop {
         case .speechStarted(let id):
             guard let asked = announced[id] else { return }
             lastSpeechDelay = now - asked
-            logger.debug("announcement \(id): first sample \(lastSpeechDelay!) after it was asked for")
+            logger.debug("announcement \(id): first sample \(lastSpeechDelay! / .milliseconds(1)) ms after it was asked for")
         case .speechEnded(let id, let end):
             announced[id] = nil
             if case .failed(let reason) = end { logger.error("speaker: announcement \(id) not said: \(reason)") }
@@ -302,6 +302,7 @@ public final class KioskLoop {
             // A screen or a speaker can mirror what the buzzer and the LED do.
             let p = player.patterns
             event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
+                               "tone_hz": p.tone[feedback].map(String.init) ?? "null",
                                "flash": Pattern.stepsJSON(flash ? p.ledFlash[feedback] : nil), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
             apply(player.feedback(feedback, flash: flash, now: now))
         case .announce(let id, let announcement):
@@ -411,7 +412,10 @@ public final class KioskLoop {
             case .torch: hardware.torch
             }
             guard let line else { continue }
-            do { try line.set(change.value) } catch { logger.error("\(change.channel.rawValue): \(error)") }
+            do {
+                if let pitch = change.pitch, let tone = line as? any ToneLine { try tone.setPitch(pitch ?? tone.defaultHz) }
+                try line.set(change.value)
+            } catch { logger.error("\(change.channel.rawValue): \(error)") }
         }
     }
 

@@ -26,6 +26,35 @@ public final class SimulatedLine: OutputLine, Sendable {
     public var current: LineValue { value.withLock { $0 } }
 }
 
+/// A buzzer with a pitch (a passive buzzer on PWM): level changes and pitch changes
+/// (`buzzer pitch 3200`) go to the trace.
+public final class SimulatedToneLine: ToneLine, Sendable {
+    public let name: String
+    public let defaultHz: Int
+    private let line: SimulatedLine
+    private let trace: Trace
+    private let hz: Mutex<Int>
+
+    public init(name: String, defaultHz: Int, trace: Trace, onChange: (@Sendable (String, LineValue) -> Void)? = nil) {
+        self.name = name
+        self.defaultHz = defaultHz
+        self.trace = trace
+        hz = Mutex(defaultHz)
+        line = SimulatedLine(name: name, trace: trace, onChange: onChange)
+    }
+
+    public func set(_ value: LineValue) throws(HardwareError) { try line.set(value) }
+
+    public func setPitch(_ hz: Int) throws(HardwareError) {
+        self.hz.withLock { $0 = hz }
+        trace.record("\(name) pitch \(hz)")
+    }
+
+    /// The pitch now.
+    public var pitch: Int { hz.withLock { $0 } }
+    public var current: LineValue { line.current }
+}
+
 /// A push button driven from code: `press()`, `release()`, `click()`.
 public final class SimulatedButton: Button, Sendable {
     public let name: String

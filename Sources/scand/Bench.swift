@@ -18,7 +18,7 @@ import Glibc
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, RegionsTool.self, FrameTool.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, SpeechBench.self, RegionsTool.self, FrameTool.self])
 }
 
 extension TriggerMode: ExpressibleByArgument {}

@@ -94,8 +94,13 @@ struct Board {
                                              images: config.camera.images, fps: config.camera.fps,
                                              repeatEach: config.camera.framesPerImage, clock: ContinuousClock())
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
+            let speaker: (any Speaker)? = try config.feedback.speech.wavDirectory == nil && config.feedback.speech.enabled
+                ? SimulatedSpeaker(trace: trace, now: Board.elapsed(), selfTimed: true, onSay: { logger.notice("speaker: \"\($0)\"") })
+                : speaker(config.feedback.speech, logger: logger)
             let hardware = KioskHardware(camera: camera, button: button, torch: line("torch"),
-                                         buzzer: line("buzzer"), statusLED: line("status_led"))
+                                         buzzer: config.buzzerPWM != nil ? SimulatedToneLine(name: "buzzer", defaultHz: config.buzzerHz, trace: trace, onChange: show)
+                                             : line("buzzer"),
+                                         statusLED: line("status_led"), speaker: speaker)
             return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
@@ -130,16 +135,33 @@ struct Board {
             let buzzer: (any OutputLine)? = config.buzzerPWM != nil
                 ? degrade("buzzer") { try SysfsPWMTone(channel: config.buzzerPWM!, hz: config.buzzerHz) } : output("buzzer")
             let hardware = KioskHardware(camera: camera, button: button, torch: output("torch"),
-                                         buzzer: buzzer, statusLED: output("status_led"))
+                                         buzzer: buzzer, statusLED: output("status_led"), speaker: try speaker(config.feedback.speech, logger: logger))
             return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
         }
+    }
+
+    /// espeak-ng as `[feedback.speech]` says: WAV files in `wav_dir`, or the ALSA device; nil
+    /// when speech is off. A voice or device that cannot be had stops the start (a kiosk
+    /// configured to speak must not stay silent unnoticed).
+    static func speaker(_ speech: ScandConfig.SpeechConfig, logger: Logger) throws -> (any Speaker)? {
+        guard speech.enabled else { return nil }
+        let voice = EspeakSpeaker.Voice(name: speech.voice, rate: speech.rate, volume: speech.volume)
+        let speaker = try EspeakSpeaker(voice: voice, output: speech.wavDirectory.map { .wavDirectory($0) } ?? .alsa(speech.device))
+        logger.notice("speech: \(speaker.name), results delivered \(speech.deliver == .after ? "after the announcement" : "at once")")
+        return speaker
+    }
+
+    /// Time since the first call, on the continuous clock.
+    static func elapsed() -> @Sendable () -> Duration {
+        let start = ContinuousClock.now
+        return { ContinuousClock.now - start }
     }
 
     /// The config file with its overrides, validated as `ConfigLoader` does and against the
     /// decoding engines: a symbology that no configured engine reads is an error naming the
     /// engines that do (it would otherwise never read, silently).
     static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
-        let config = try ConfigLoader.load(path: path, overrides: overrides)
+        let config = try ConfigLoader.load(path: path, overrides: overrides, knownVoice: { EspeakSpeaker.hasVoice($0) })
         let engines = config.engines
         let read = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
         let unread = config.symbologies.subtracting(read)
@@ -162,9 +184,10 @@ struct Board {
         var settings = config.kiosk
         settings.hasTorch = hasTorchLine && config.kiosk.hasTorch
         settings.sameSymbolTimeout = config.sameSymbolTimeout
+        settings.speech = config.feedback.speech.behaviour
         return KioskTuning(settings: settings, viewport: config.viewport,
                            decoder: DecodePipeline(symbologies: config.symbologies, quality: config.decodeQuality,
                                                    rules: config.rules, engines: config.engines),
-                           sameSymbolTimeout: config.sameSymbolTimeout)
+                           sameSymbolTimeout: config.sameSymbolTimeout, phrases: config.feedback.speech.phrases)
     }
 }

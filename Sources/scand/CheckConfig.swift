@@ -35,6 +35,13 @@ struct CheckConfig: ParsableCommand {
             print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
                                  ?? "in memory only: results waiting for the host are lost on a restart"))
             print("  feedback " + Self.feedback(c.feedback))
+            let sp = c.feedback.speech
+            print("  speech " + (sp.enabled
+                ? "espeak-ng voice \(show(sp.voice)) at \(sp.rate) words/min, volume \(sp.volume), says \(sp.say.rawValue), "
+                    + (sp.wavDirectory.map { "WAV files in \(show($0))" } ?? "on ALSA \(show(sp.device))")
+                    + ", results \(sp.deliver == .after ? "after the announcement" : "at once")"
+                    + (sp.replacesFlash ? ", replaces the flash" : "")
+                : "off"))
             print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
         } catch {
             printError(error.description)
@@ -48,8 +55,9 @@ struct CheckConfig: ParsableCommand {
         func steps(_ ms: [Int]) -> String { ms.isEmpty ? "none" : "[" + ms.map(String.init).joined(separator: ", ") + "]" }
         var parts: [String] = []
         for outcome in Feedback.allCases {
-            let own = [("beep", f.beep[outcome]), ("flash", f.flash[outcome]), ("torch", f.torch[outcome])]
+            var own = [("beep", f.beep[outcome]), ("flash", f.flash[outcome]), ("torch", f.torch[outcome])]
                 .compactMap { kind, ms in ms.map { "\(kind) \(steps($0))" } }
+            if let hz = f.tone[outcome] { own.append("tone \(hz) Hz") }
             if !own.isEmpty { parts.append(name(outcome.rawValue) + " " + own.joined(separator: ", ")) }
         }
         for indication in StatusIndication.allCases {

@@ -85,6 +85,46 @@ import Testing
         #expect(statusJSON()?["torch"] as? String == "off")
     }
 
+    /// The daemon with speech on, writing its announcements as WAV files: each good read is
+    /// spoken by the real espeak-ng, and the result is logged after its announcement.
+    @Test func theDaemonSpeaksEachReadIntoAWAVFile() async throws {
+        let dir = try Fixture.temporaryFolder("scand-speech")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        let status = dir.appendingPathComponent("status.json")
+        try Self.simulatedConfig(gpio: "button = { pin = \"GPIO17\" }\n", then: "[status]\nfile = \"\(status.path)\"\n"
+            + "[feedback.speech]\nenabled = true\nsay = \"type\"\nwav_dir = \"\(dir.path)\"\n").write(to: config, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = Run.scand
+        process.arguments = ["run", "--config", config.path, "--no-stdin", "--press-every", "0.5", "--set", "log_level=debug"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        func wavs() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".wav") } }
+        for _ in 0..<1000 where wavs().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(wavs().count >= 2, "\(log)")
+        #expect(log.contains("speech: espeak-ng en (WAV files in \(dir.path)), results delivered after the announcement"), "\(log)")
+        #expect(log.contains("announcement 1: QR code scanned"))
+        // The result is logged after its announcement has been written, never before.
+        let lines = log.split(separator: "\n")
+        let asked = lines.firstIndex { $0.contains("announcement 1: QR code scanned") }
+        let sample = lines.firstIndex { $0.contains("announcement 1: first sample") }
+        let result = lines.firstIndex { $0.contains("result 1 ") || $0.contains("seq=1 ") || $0.contains("\"seq\":1,") }
+        #expect(asked != nil && sample != nil && result != nil, "\(log)")
+        if let asked, let sample, let result { #expect(asked < sample && sample < result, "\(log)") }
+        for file in wavs() {
+            let bytes = try Data(contentsOf: dir.appendingPathComponent(file))
+            #expect(bytes.count > 44 + 22050, "\(file): at least half a second of speech")
+            #expect(bytes.prefix(4) == Data("RIFF".utf8))
+        }
+    }
+
     /// Issue 13, defect 9: a symbology no configured engine reads was accepted and never read.
     @Test func checkConfigRejectsASymbologyNoEngineReads() throws {
         let path = Self.repo.appendingPathComponent("config/scand.toml").path
@@ -112,5 +152,21 @@ import Testing
                                    "--set", "feedback.good_read.beep=[30]", "--set", "feedback.good_read.flash=[]",
                                    "--set", "feedback.ready.led=[0]"])
         #expect(quiet.stdout.contains("feedback good_read beep [30], flash none; ready led [0] (the rest built in)"), "\(quiet.stdout)\(quiet.stderr)")
+        #expect(ok.stdout.contains("  speech off"))
+    }
+
+    /// Speech in check-config: the voice is looked up in espeak-ng itself; an unknown one is
+    /// named with its line, a known one is summarised.
+    @Test func checkConfigLooksUpTheSpeechVoice() throws {
+        let demo = Self.repo.appendingPathComponent("config/demo.toml").path
+        let spoken = try Run.scand(["check-config", demo, "--set", "feedback.speech.enabled=true", "--set", "feedback.speech.voice=de",
+                                    "--set", "feedback.good_read.tone_hz=3200"])
+        #expect(spoken.status == 0, "\(spoken.stderr)")
+        #expect(spoken.stdout.contains("  speech espeak-ng voice de at 175 words/min, volume 100, says type, on ALSA default, results after the announcement, replaces the flash"),
+                "\(spoken.stdout)")
+        #expect(spoken.stdout.contains("good_read tone 3200 Hz"), "\(spoken.stdout)")
+        let unknown = try Run.scand(["check-config", demo, "--set", "feedback.speech.enabled=true", "--set", "feedback.speech.voice=elvish"])
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("feedback.speech.voice: espeak-ng has no voice \"elvish\""), "\(unknown.stderr)")
     }
 }

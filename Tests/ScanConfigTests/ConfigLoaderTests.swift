@@ -101,6 +101,60 @@ import Testing
         #expect(e.contains { $0.hasPrefix("test.toml:10: feedback.goodread: unknown") }, "\(e)")
     }
 
+    @Test func speechAndTonesAreReadAndChecked() throws {
+        let c = try parse("""
+            [feedback.good_read]
+            tone_hz = 3200
+            [feedback.speech]
+            enabled = true
+            voice = "de"
+            rate = 200
+            volume = 80
+            say = "both"
+            no_read = "Kein Code gefunden"
+            deliver = "immediately"
+            replaces_flash = false
+            wav_dir = "/var/lib/scand/speech"
+            """)
+        #expect(c.feedback.tone == [.goodRead: 3200])
+        let s = c.feedback.speech
+        #expect(s.enabled && s.voice == "de" && s.rate == 200 && s.volume == 80 && s.say == .both && s.device == "default")
+        #expect(s.behaviour == SpeechBehaviour(deliver: .immediately, replacesFlash: false))
+        #expect(s.phrases.noRead == "Kein Code gefunden" && s.phrases.cameraError == SpeechPhrases().cameraError)
+        #expect(s.wavDirectory == "/var/lib/scand/speech")
+        #expect(try parse("").feedback.speech.behaviour == nil, "off unless enabled")
+        let e = errors("""
+            [feedback.error]
+            tone_hz = 50
+            [feedback.speech]
+            enabled = true
+            voice = "en; rm -rf"
+            rate = 900
+            say = "everything"
+            no_read = ""
+            deliver = "later"
+            device = "default device"
+            pitch = 3
+            """)
+        #expect(e.contains("test.toml:2: feedback.error.tone_hz: 50 is out of range; allowed: 100 to 20000"), "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.toml:5: feedback.speech.voice: \"en; rm -rf\" is not a voice name") }, "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.toml:6: feedback.speech.rate:") })
+        #expect(e.contains { $0.hasPrefix("test.toml:7: feedback.speech.say:") && $0.contains("type, text, both") }, "\(e)")
+        #expect(e.contains("test.toml:8: feedback.speech.no_read: must be 1 to 200 characters without control characters"))
+        #expect(e.contains { $0.hasPrefix("test.toml:9: feedback.speech.deliver:") })
+        #expect(e.contains { $0.hasPrefix("test.toml:10: feedback.speech.device: must be an ALSA PCM name") })
+        #expect(e.contains { $0.hasPrefix("test.toml:11: feedback.speech.pitch: unknown key") })
+        // The engine's own voice list, when the loader is given it (as scand does).
+        let unknown = { (text: String) -> [String] in
+            do { _ = try ConfigLoader.parse(text, file: "test.toml", boardsDirectory: Self.boards, knownVoice: { $0 == "en" }); return [] }
+            catch { return (error as? ConfigErrors)?.errors.map(\.description) ?? [] }
+        }
+        #expect(unknown("[feedback.speech]\nenabled = true\nvoice = \"elvish\"\n") == [
+            "test.toml:3: feedback.speech.voice: espeak-ng has no voice \"elvish\"; `espeak-ng --voices` lists them (en, de, en-us, ...)",
+        ])
+        #expect(unknown("[feedback.speech]\nenabled = false\nvoice = \"elvish\"\n").isEmpty, "not checked while speech is off")
+    }
+
     @Test func syntaxErrorsCarryTheirLine() {
         let e = errors("[scan]\nviewport = [0.1,\n")
         #expect(e == ["test.toml:3:1: unclosed array: expected ']'"])

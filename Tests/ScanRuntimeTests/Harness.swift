@@ -20,13 +20,15 @@ final class Harness {
     let logs = InMemoryLogHandler()
     let loop: KioskLoop
     let kiosk: VirtualKiosk
+    let speaker: SimulatedSpeaker?
     private(set) lazy var button = VirtualButton(self)
 
     init(images: [String] = ["qr.png"], repeatEach: Int = 1, keepStreaming: Bool = false,
          settings: (inout KioskSettings) -> Void = { _ in }, torch: Bool = true,
          sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
          outputs: ((SimulatedSerialPort) throws -> [any ResultOutput])? = nil,
-         torchLine: ((Trace) -> any OutputLine)? = nil, patterns: FeedbackPatterns = .standard) throws {
+         torchLine: ((Trace) -> any OutputLine)? = nil, patterns: FeedbackPatterns = .standard,
+         speech: SpeechBehaviour? = nil, phrases: SpeechPhrases = SpeechPhrases(), toneBuzzer: Bool = false) throws {
         let clock = self.clock
         trace = Trace(now: { clock.now.offset })
         camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, repeatEach: repeatEach,
@@ -35,18 +37,21 @@ final class Harness {
         var s = KioskSettings()
         s.hasTorch = torch
         s.sessionTimeout = .seconds(5)
+        s.speech = speech
         settings(&s)
+        speaker = speech == nil ? nil : SimulatedSpeaker(trace: trace, now: { clock.now.offset })
         let torchOutput: (any OutputLine)? = torch ? (torchLine?(trace) ?? SimulatedLine(name: "torch", trace: trace)) : nil
         let hardware = KioskHardware(camera: camera, button: nil, torch: torchOutput,
-                                     buzzer: SimulatedLine(name: "buzzer", trace: trace),
-                                     statusLED: SimulatedLine(name: "status_led", trace: trace))
+                                     buzzer: toneBuzzer ? SimulatedToneLine(name: "buzzer", defaultHz: 2700, trace: trace)
+                                         : SimulatedLine(name: "buzzer", trace: trace),
+                                     statusLED: SimulatedLine(name: "status_led", trace: trace), speaker: speaker)
         let logs = self.logs
         loop = KioskLoop(
             hardware: hardware,
-            tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout),
+            tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout, phrases: phrases),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
             logger: Logger(label: "test") { _ in logs }, patterns: patterns, keepStreaming: keepStreaming, onEvent: onEvent)
-        kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
+        kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock, speaker: speaker)
     }
 
     var now: Duration { clock.now.offset }
