@@ -261,8 +261,9 @@ struct Reader {
         }
         for (name, indication) in indications {
             let key = "feedback.\(name)"
-            let t = table(feedback[name], key, allowed: ["led"])
+            let t = table(feedback[name], key, allowed: ["led", "beep"])
             if let steps = pattern(t, "\(key).led", repeating: true) { f.led[indication] = steps }
+            if let steps = pattern(t, "\(key).beep", repeating: false) { f.entryBeep[indication] = steps }
         }
         readSpeech(feedback["speech"], into: &f)
     }

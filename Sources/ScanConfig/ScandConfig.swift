@@ -148,6 +148,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var led: [StatusIndication: [Int]] = [:]
         /// The buzzer's pitch per outcome (a PWM buzzer; `buzzer.frequency_hz` otherwise).
         public var tone: [Feedback: Int] = [:]
+        /// A beep when the kiosk enters an indication (one shot), e.g. the camera unplugged.
+        public var entryBeep: [StatusIndication: [Int]] = [:]
         /// `[feedback.speech]`.
         public var speech = SpeechConfig()
         public init() {}

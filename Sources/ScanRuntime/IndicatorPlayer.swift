@@ -34,6 +34,8 @@ public struct IndicatorPlayer: Sendable {
     private var flashing = false
     /// The buzzer's pitch as last set (nil: its own).
     private var pitch: Int?
+    /// The indication shown last.
+    private var shown: StatusIndication?
 
     public init(patterns: FeedbackPatterns) { self.patterns = patterns }
 
@@ -44,15 +46,7 @@ public struct IndicatorPlayer: Sendable {
     /// status pattern.
     public mutating func feedback(_ feedback: Feedback, flash: Bool = true, now: Duration) -> [Change] {
         var changes: [Change] = []
-        if let p = patterns.buzzer[feedback] {
-            var beep = start(.buzzer, p, now: now)
-            let wanted = patterns.tone[feedback]
-            if wanted != pitch, !beep.isEmpty {
-                pitch = wanted
-                beep[0].pitch = .some(wanted)
-            }
-            changes += beep
-        }
+        if let p = patterns.buzzer[feedback] { changes += beepChanges(p, pitch: patterns.tone[feedback], now: now) }
         if flash, let p = patterns.ledFlash[feedback] {
             flashing = true
             changes += start(.statusLED, p, now: now)
@@ -68,9 +62,14 @@ public struct IndicatorPlayer: Sendable {
     }
 
     /// The LED's steady indication; a running flash finishes first.
+    /// Entering an indication with a beep of its own (`[feedback.camera_disconnected] beep`)
+    /// sounds it once; the same indication again does not.
     public mutating func indicate(_ indication: StatusIndication, now: Duration) -> [Change] {
         status = patterns.status[indication] ?? .steady(.inactive)
-        return flashing ? [] : start(.statusLED, status, now: now)
+        var changes = flashing ? [] : start(.statusLED, status, now: now)
+        if indication != shown, let beep = patterns.entryBeep[indication] { changes += beepChanges(beep, pitch: nil, now: now) }
+        shown = indication
+        return changes
     }
 
     /// The steps that are due by `now`, in time order.
@@ -92,6 +91,16 @@ public struct IndicatorPlayer: Sendable {
     }
 
     // MARK: - Steps
+
+    /// A beep at `pitch` (nil: the buzzer's own), the pitch changed only when it differs.
+    private mutating func beepChanges(_ pattern: Pattern, pitch wanted: Int?, now: Duration) -> [Change] {
+        var beep = start(.buzzer, pattern, now: now)
+        if wanted != pitch, !beep.isEmpty {
+            pitch = wanted
+            beep[0].pitch = .some(wanted)
+        }
+        return beep
+    }
 
     private mutating func start(_ channel: Channel, _ pattern: Pattern, now: Duration) -> [Change] {
         playing[channel] = Playing(pattern: pattern, step: 0, ends: nil)

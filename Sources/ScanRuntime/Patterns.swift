@@ -44,6 +44,9 @@ public struct FeedbackPatterns: Sendable {
     public var torchFlash: [Feedback: Pattern] = [:]
     /// The buzzer's pitch per feedback, in Hz (a tone line only; missing: its own pitch).
     public var tone: [Feedback: Int] = [:]
+    /// A beep when the kiosk enters an indication (none built in: the camera states have LED
+    /// patterns and, with speech, announcements).
+    public var entryBeep: [StatusIndication: Pattern] = [:]
 
     public static let standard = FeedbackPatterns(
         buzzer: [
@@ -75,9 +78,11 @@ extension FeedbackPatterns {
     /// `flash` and `torch` (the torch as the flash) are one-shot per outcome, `led` repeats per indication (`[1]` steady on, `[0]`
     /// off). What is not given keeps its pattern.
     public func replacing(beep: [Feedback: [Int]], flash: [Feedback: [Int]], led: [StatusIndication: [Int]],
-                          torch: [Feedback: [Int]] = [:], tone: [Feedback: Int] = [:]) -> FeedbackPatterns {
+                          torch: [Feedback: [Int]] = [:], tone: [Feedback: Int] = [:],
+                          entryBeep: [StatusIndication: [Int]] = [:]) -> FeedbackPatterns {
         var p = self
         p.tone.merge(tone) { $1 }
+        for (indication, ms) in entryBeep { p.entryBeep[indication] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
         for (outcome, ms) in torch { p.torchFlash[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }
         // `[]`: none at all (the status pattern is not interrupted).
         for (outcome, ms) in beep { p.buzzer[outcome] = ms.isEmpty ? nil : Pattern(onOff: ms, repeats: false) }

@@ -61,7 +61,8 @@ struct CheckConfig: ParsableCommand {
             if !own.isEmpty { parts.append(name(outcome.rawValue) + " " + own.joined(separator: ", ")) }
         }
         for indication in StatusIndication.allCases {
-            if let ms = f.led[indication] { parts.append(name(indication.rawValue) + " led " + steps(ms)) }
+            let own = [("led", f.led[indication]), ("beep", f.entryBeep[indication])].compactMap { kind, ms in ms.map { "\(kind) \(steps($0))" } }
+            if !own.isEmpty { parts.append(name(indication.rawValue) + " " + own.joined(separator: ", ")) }
         }
         return parts.isEmpty ? "built-in patterns" : parts.joined(separator: "; ") + " (the rest built in)"
     }

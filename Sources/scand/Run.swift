@@ -93,7 +93,7 @@ struct Run: AsyncParsableCommand {
             if let metricsFile { MetricsFile.write(status, to: metricsFile) }
         }
         let f = loaded.feedback
-        let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone)
+        let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone, entryBeep: f.entryBeep)
         let runtime = KioskRuntime(hardware: board.hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
                                    firstSequence: board.lastSequence + 1, keepStreaming: loaded.camera.keepStreaming, onStatus: onStatus, onEvent: publish)
         let live = LiveConfig(path: config, overrides: overrides, running: loaded, hasTorchLine: board.hardware.torch != nil,

@@ -105,6 +105,8 @@ import Testing
         let c = try parse("""
             [feedback.good_read]
             tone_hz = 3200
+            [feedback.camera_disconnected]
+            beep = [500, 100, 500]
             [feedback.speech]
             enabled = true
             voice = "de"
@@ -117,6 +119,7 @@ import Testing
             wav_dir = "/var/lib/scand/speech"
             """)
         #expect(c.feedback.tone == [.goodRead: 3200])
+        #expect(c.feedback.entryBeep == [.cameraDisconnected: [500, 100, 500]])
         let s = c.feedback.speech
         #expect(s.enabled && s.voice == "de" && s.rate == 200 && s.volume == 80 && s.say == .both && s.device == "default")
         #expect(s.behaviour == SpeechBehaviour(deliver: .immediately, replacesFlash: false))

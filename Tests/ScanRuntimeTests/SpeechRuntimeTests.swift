@@ -106,4 +106,20 @@ import Testing
         #expect(h.timeline("buzzer").prefix(2).map { $0.split(separator: " ", maxSplits: 1)[1] } == ["buzzer pitch 2700", "buzzer active"],
                 "\(h.timeline("buzzer"))")
     }
+
+    /// A camera state with a beep of its own sounds it once on entering the state.
+    @Test func aCameraStateCanBeepOnceWhenEntered() throws {
+        let patterns = FeedbackPatterns.standard.replacing(beep: [:], flash: [:], led: [:], entryBeep: [.cameraDisconnected: [500]])
+        let h = try Harness(patterns: patterns)
+        h.start()
+        h.advance(.milliseconds(100))
+        h.trace.clear()
+        h.camera.unplug()
+        h.advance(.seconds(3))
+        let beeps = h.timeline("buzzer")
+        #expect(beeps.count == 2 && beeps[0].hasSuffix("buzzer active") && beeps[1].hasSuffix("buzzer inactive"), "\(beeps)")
+        if beeps.count == 2, let on = Int(beeps[0].split(separator: " ")[0]), let off = Int(beeps[1].split(separator: " ")[0]) {
+            #expect(off - on == 500)
+        }
+    }
 }
