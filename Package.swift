@@ -21,6 +21,8 @@ let package = Package(
         // Announcements: espeak-ng synthesises, ALSA plays.
         .systemLibrary(name: "CEspeak", providers: [.apt(["libespeak-ng-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        // Results, status and commands through an MQTT broker.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // libpng/libjpeg-turbo report errors through longjmp, which Swift cannot catch: a small C
         // target turns them into return codes.
         .target(
@@ -55,11 +57,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "MQTTLink",
+            dependencies: ["ScanCore", "ScanHardware", "ScanRuntime", "CMosquitto", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "scand",
             dependencies: [
                 "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig",
-                "SimulatedHardware", "LinuxHardware", "ScanRuntime",
+                "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -77,6 +83,7 @@ let package = Package(
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTTLink", "ScanRuntime", "ScanCore", "ScanHardware", "ScanConfig"]),
     ],
     cxxLanguageStandard: .cxx17
 )

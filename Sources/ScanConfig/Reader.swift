@@ -191,7 +191,8 @@ struct Reader {
         }
         c.kiosk.hasTorch = c.lines["torch"] != nil
 
-        let output = table(top["output"], "output", allowed: ["serial", "stdout", "hid"])
+        let output = table(top["output"], "output", allowed: ["serial", "stdout", "hid", "mqtt"])
+        readMQTT(output["mqtt"], into: &c.mqtt)
         let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix", "format", "aim", "ack", "commands"])
         c.serial.format = choice(serial, "output.serial.format", default: ResultFormat.text)
         c.serial.aim = bool(serial, "output.serial.aim", default: false)
@@ -294,6 +295,45 @@ struct Reader {
         let wav = string(t, "feedback.speech.wav_dir", default: "")
         s.wavDirectory = wav.isEmpty ? nil : wav
         f.speech = s
+    }
+
+    /// `[output.mqtt]`.
+    mutating func readMQTT(_ value: ConfigValue?, into m: inout ScandConfig.MQTT) {
+        let t = table(value, "output.mqtt", allowed: ["url", "client_id", "topic_prefix", "qos", "username", "password_file",
+                                                      "tls_ca", "tls_cert", "tls_key", "keepalive", "events", "commands"])
+        let url = string(t, "output.mqtt.url", default: "")
+        if !url.isEmpty {
+            switch MQTTURL.parse(url) {
+            case .success(let u): m.url = u
+            case .failure(let e): fail("output.mqtt.url", e.reason)
+            }
+        }
+        m.clientID = string(t, "output.mqtt.client_id", default: "")
+        if m.clientID.utf8.count > 64 || m.clientID.contains(where: { !$0.isASCII || $0.isWhitespace || "+#/".contains($0) || $0.asciiValue! < 32 }) {
+            fail("output.mqtt.client_id", "at most 64 printable ASCII characters, no spaces, +, # or /")
+        }
+        m.topicPrefix = string(t, "output.mqtt.topic_prefix", default: "")
+        if m.topicPrefix.utf8.count > 200 || m.topicPrefix.contains(where: { "+#".contains($0) || $0.unicodeScalars.contains { $0.value < 32 } })
+            || m.topicPrefix.hasPrefix("/") || m.topicPrefix.hasSuffix("/") {
+            fail("output.mqtt.topic_prefix", "a topic without wildcards (+, #), control characters or a leading or trailing /, at most 200 bytes")
+        }
+        m.qos = int(t, "output.mqtt.qos", default: 1, range: 0...1)
+        m.username = string(t, "output.mqtt.username", default: "")
+        func path(_ key: String) -> String? {
+            let p = string(t, "output.mqtt.\(key)", default: "")
+            return p.isEmpty ? nil : p
+        }
+        m.passwordFile = path("password_file")
+        m.tlsCA = path("tls_ca")
+        m.tlsCert = path("tls_cert")
+        m.tlsKey = path("tls_key")
+        if (m.tlsCert == nil) != (m.tlsKey == nil) { fail("output.mqtt.tls_cert", "tls_cert and tls_key go together (a client certificate and its key)") }
+        if m.url?.tls == false, m.tlsCA != nil || m.tlsCert != nil { fail("output.mqtt.url", "TLS files are set: use mqtts://") }
+        if m.passwordFile != nil, m.username.isEmpty { fail("output.mqtt.password_file", "a password needs output.mqtt.username") }
+        m.keepalive = int(t, "output.mqtt.keepalive", default: 30, range: 5...3600)
+        m.events = bool(t, "output.mqtt.events", default: false)
+        m.commands = bool(t, "output.mqtt.commands", default: true)
+        if m.url == nil, t.keys.contains(where: { $0 != "url" }) { fail("output.mqtt.url", "set the broker (mqtt://host:1883) or remove [output.mqtt]") }
     }
 
     /// A sentence to be said: 1 to 200 characters, no control characters.

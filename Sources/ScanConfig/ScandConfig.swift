@@ -94,6 +94,28 @@ public struct ScandConfig: Equatable, Sendable {
         public var layout = KeyboardLayout.us
     }
 
+    /// `[output.mqtt]`: results, status and commands through an MQTT broker.
+    public struct MQTT: Equatable, Sendable {
+        /// nil: no MQTT output.
+        public var url: MQTTURL?
+        /// Empty: the host name.
+        public var clientID = ""
+        /// Empty: `scand/<client_id>`.
+        public var topicPrefix = ""
+        public var qos = 1
+        public var username = ""
+        /// A file whose first line is the password (kept out of the config).
+        public var passwordFile: String?
+        public var tlsCA: String?
+        public var tlsCert: String?
+        public var tlsKey: String?
+        public var keepalive = 30
+        /// Publish the event socket's events on `<prefix>/event`.
+        public var events = false
+        /// Accept host commands on `<prefix>/cmd`.
+        public var commands = true
+    }
+
     public var hardware = Hardware.linux
     public var camera = Camera()
     public var viewport = Viewport(x: 0.1, y: 0.1, width: 0.8, height: 0.8)
@@ -115,6 +137,7 @@ public struct ScandConfig: Equatable, Sendable {
     /// Configured lines by role: `button`, `torch`, `buzzer`, `status_led`.
     public var lines: [String: Line] = [:]
     public var serial = Serial()
+    public var mqtt = MQTT()
     public var stdout = Output()
     public var hid = Output(enabled: false, device: "/dev/hidg0", format: .text, aim: false, prefix: [], suffix: [10], layout: .us)
     /// Where outboxes live (one file per output), or nil to keep pending results in memory.
@@ -215,4 +238,69 @@ extension ScandConfig {
         c.sameSymbolTimeout = defaults.sameSymbolTimeout
         return c
     }
+}
+
+/// A broker address: `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883, TLS).
+public struct MQTTURL: Equatable, Sendable, CustomStringConvertible {
+    public var tls: Bool
+    public var host: String
+    public var port: Int
+
+    /// Parses a broker URL; nil with the reason when it is not one. Bounded and strict: a host
+    /// name or IPv4/IPv6 address ([::1]), an optional port 1...65535, nothing else (no user info,
+    /// path, query).
+    public static func parse(_ text: String) -> Result<MQTTURL, MQTTURLError> {
+        guard text.utf8.count <= 300 else { return .failure(MQTTURLError("longer than 300 bytes")) }
+        let tls: Bool
+        var rest: Substring
+        if text.hasPrefix("mqtt://") { tls = false; rest = text.dropFirst(7) } else if text.hasPrefix("mqtts://") { tls = true; rest = text.dropFirst(8) } else {
+            return .failure(MQTTURLError("must start with mqtt:// or mqtts://"))
+        }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        var host: Substring
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return .failure(MQTTURLError("an IPv6 address needs its closing ]")) }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return .failure(MQTTURLError("only :port may follow the address")) }
+                portText = after.dropFirst()
+            }
+            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return .failure(MQTTURLError("\"\(host)\" is not an IPv6 address"))
+            }
+        } else {
+            let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            host = parts[0]
+            if parts.count == 2 { portText = parts[1] }
+            guard !host.isEmpty, host.utf8.count <= 253,
+                  host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else {
+                return .failure(MQTTURLError("\"\(host)\" is not a host name or address (letters, digits, - and . only; no path or user)"))
+            }
+        }
+        var port = tls ? 8883 : 1883
+        if let portText {
+            guard let p = Int(portText), (1...65535).contains(p), portText.allSatisfy(\.isNumber) else {
+                return .failure(MQTTURLError("port \"\(portText)\" is not 1 to 65535"))
+            }
+            port = p
+        }
+        return .success(MQTTURL(tls: tls, host: String(host), port: port))
+    }
+
+    public init(tls: Bool, host: String, port: Int) {
+        self.tls = tls
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String {
+        "\(tls ? "mqtts" : "mqtt")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+}
+
+public struct MQTTURLError: Error, Equatable, Sendable {
+    public var reason: String
+    public init(_ reason: String) { self.reason = reason }
 }

@@ -204,7 +204,8 @@ public final class KioskLoop {
                     framesDropped: hardware.camera.droppedFrames, cameraReconnects: supervisor.reconnects,
                     decodeSeconds: decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,
                     pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
-                    outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts })
+                    outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
+                    connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } })
     }
 
     // MARK: - Steps
@@ -232,6 +233,12 @@ public final class KioskLoop {
                 take(input)
             }
         }
+    }
+
+    /// Reports the status again (something outside the loop changed, e.g. a connection).
+    public func refreshStatus() {
+        changed = true
+        finishStep()
     }
 
     private func finishStep() {
@@ -423,14 +430,15 @@ public final class KioskLoop {
 
     private func deliver(_ result: ScanResult) {
         let s = result.symbol
-        event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
-                         "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
         let millis = Self.unixMillis()
         for output in outputs {
             do { try output.deliver(result, unixMillis: millis) } catch {
                 logger.error("output \(output.name): \(error)")
             }
         }
+        // After the outputs: a client that sees the event finds the result written (or kept).
+        event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                         "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
         scheduleRetry()
     }
 

@@ -66,6 +66,10 @@ public struct KioskStatus: Sendable, Equatable {
     /// Results an outbox file could not take (kept in memory and sent) and results parked
     /// because an output can never carry them, over all outputs.
     public var outputCounts = OutputCounts()
+    /// Outputs with a connection (an MQTT broker): name and state.
+    public var connections: [(name: String, state: String)] = []
+
+    public static func == (a: KioskStatus, b: KioskStatus) -> Bool { a.json == b.json }
 
     /// One JSON object.
     public var json: String {
@@ -76,7 +80,9 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"torchAutoOn\":\(m.torchAutoOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
-            + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)}"
+            + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
+            + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
+            + "}"
     }
 }
 
@@ -274,19 +280,28 @@ public actor KioskRuntime: Service {
                 let answer: String
                 switch item {
                 case .tooLong: answer = "ERR line too long (at most \(HostCommand.maxLength) bytes)"
-                case .line(let text):
-                    switch Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(text) }) {
-                    case .failure(let error): answer = "ERR " + error.message
-                    case .success(.set(let key, let value)):
-                        if let problem = await applySet(key, value) { answer = "ERR SET \(key): \(problem)" } else { answer = "OK SET \(key)" }
-                    case .success(.version): answer = "OK VERSION scand \(version)"
-                    case .success(let command): answer = self.answer(command)
-                    }
+                case .line(let text): answer = await command(text, version: version, applySet: applySet)
                 }
                 reply(answer, on: port)
             }
         }
     }
+
+    /// One line of the host command language from any channel (serial port, MQTT), answered as
+    /// on the serial port: `OK ...` or `ERR ...`. `applySet` tries `SET key=value`.
+    public func command(_ line: String, version: String, applySet: @Sendable (String, String) async -> String?) async -> String {
+        switch Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }) {
+        case .failure(let error): return "ERR " + error.message
+        case .success(.set(let key, let value)):
+            if let problem = await applySet(key, value) { return "ERR SET \(key): \(problem)" }
+            return "OK SET \(key)"
+        case .success(.version): return "OK VERSION scand \(version)"
+        case .success(let command): return answer(command)
+        }
+    }
+
+    /// Writes the status again (an output's connection changed outside the loop).
+    public func refreshStatus() { loop.refreshStatus() }
 
     private func answer(_ command: HostCommand) -> String {
         let before = loop.nextDeadline

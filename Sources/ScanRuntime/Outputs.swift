@@ -22,6 +22,9 @@ public protocol ResultOutput: Sendable {
     func retry() throws
     /// The host acknowledged result `seq`; false when this output did not wait for it.
     func acknowledge(_ seq: Int) -> Bool
+    /// A connection's state for the status (`connected`, `disconnected (...)`); nil for outputs
+    /// without one.
+    var connection: String? { get }
 }
 
 /// Per-output counters for the status and metrics.
@@ -37,6 +40,7 @@ extension ResultOutput {
     public var counts: OutputCounts { OutputCounts() }
     public func retry() throws {}
     public func acknowledge(_ seq: Int) -> Bool { false }
+    public var connection: String? { nil }
 }
 
 /// A result an output can never carry (a character the HID layout cannot type): thrown by a

@@ -6,6 +6,7 @@ import ScanHardware
 import ScanRuntime
 import SimulatedHardware
 import LinuxHardware
+import MQTTLink
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,6 +22,8 @@ struct Board {
     var lastSequence = 0
     /// Held while the daemon runs: one daemon per outbox folder.
     var stateLock: StateLock?
+    /// The MQTT output, when `[output.mqtt]` names a broker (started by `run`).
+    var mqtt: MQTTOutput?
 
     /// The outbox folder, made (mode 0750) if it is not there; its parent must exist.
     static func makeDirectory(_ path: String) throws {
@@ -81,6 +84,10 @@ struct Board {
                                             outbox: try outbox("hid"), logger: logger,
                                             writer: Writers.hidKeyboard(path: config.hid.device, layout: config.hid.layout)))
         }
+        let mqtt = try config.mqtt.url.map { url in
+            try makeMQTT(config.mqtt, url: url, outbox: try outbox("mqtt"), logger: logger)
+        }
+        if let mqtt { outputs.append(mqtt) }
         switch config.hardware {
         case .simulated:
             let trace = Trace(capacity: 1000)
@@ -101,7 +108,8 @@ struct Board {
                                          buzzer: config.buzzerPWM != nil ? SimulatedToneLine(name: "buzzer", defaultHz: config.buzzerHz, trace: trace, onChange: show)
                                              : line("buzzer"),
                                          statusLED: line("status_led"), speaker: speaker)
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence,
+                         stateLock: stateLock, mqtt: mqtt)
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)
@@ -136,8 +144,46 @@ struct Board {
                 ? degrade("buzzer") { try SysfsPWMTone(channel: config.buzzerPWM!, hz: config.buzzerHz) } : output("buzzer")
             let hardware = KioskHardware(camera: camera, button: button, torch: output("torch"),
                                          buzzer: buzzer, statusLED: output("status_led"), speaker: try speaker(config.feedback.speech, logger: logger))
-            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence, stateLock: stateLock)
+            return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence,
+                         stateLock: stateLock, mqtt: mqtt)
         }
+    }
+
+    /// The MQTT output: client id (default: the host name), topic prefix (default
+    /// `scand/<client id>`), credentials from the password file, TLS files checked here.
+    static func makeMQTT(_ m: ScandConfig.MQTT, url: MQTTURL, outbox: Outbox, logger: Logger) throws -> MQTTOutput {
+        let clientID = m.clientID.isEmpty ? hostName() : m.clientID
+        var settings = MQTTClient.Settings(host: url.host, port: url.port, clientID: clientID)
+        settings.keepalive = m.keepalive
+        settings.tls = url.tls
+        for file in [m.tlsCA, m.tlsCert, m.tlsKey, m.passwordFile].compactMap({ $0 }) where access(file, R_OK) != 0 {
+            let code = errno
+            throw HardwareError(HardwareError.kind(forErrno: code), operation: "access", device: file, errno: code,
+                                hint: "a file named in [output.mqtt] must be readable by the service user")
+        }
+        settings.caFile = m.tlsCA
+        settings.certFile = m.tlsCert
+        settings.keyFile = m.tlsKey
+        if !m.username.isEmpty {
+            settings.username = m.username
+            if let file = m.passwordFile {
+                let bytes = try FileBytes.read(file, limit: 4096)
+                settings.password = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            }
+        }
+        let prefix = m.topicPrefix.isEmpty ? "scand/\(clientID)" : m.topicPrefix
+        let output = try MQTTOutput(settings: settings, prefix: prefix, qos: m.qos, outbox: outbox, commands: m.commands,
+                                    version: Scand.configuration.version, logger: logger)
+        logger.notice("mqtt: \(url) as \(clientID), topics \(prefix)/result, status, cmd\(m.events ? ", event" : "")")
+        return output
+    }
+
+    static func hostName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count) == 0 else { return "scand" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let clean = String(name.prefix(64).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") })
+        return clean.isEmpty ? "scand" : clean
     }
 
     /// espeak-ng as `[feedback.speech]` says: WAV files in `wav_dir`, or the ALSA device; nil

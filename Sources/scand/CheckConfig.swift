@@ -34,6 +34,13 @@ struct CheckConfig: ParsableCommand {
                   + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
             print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
                                  ?? "in memory only: results waiting for the host are lost on a restart"))
+            let m = c.mqtt
+            print("  mqtt " + (m.url.map { url in
+                let id = m.clientID.isEmpty ? Board.hostName() : m.clientID
+                return "\(url) as \(show(id)), topics \(show(m.topicPrefix.isEmpty ? "scand/\(id)" : m.topicPrefix))/..., qos \(m.qos)"
+                    + (m.username.isEmpty ? "" : ", user \(show(m.username))") + (m.tlsCA.map { ", CA \(show($0))" } ?? "")
+                    + ", commands \(m.commands ? "on" : "off"), events \(m.events ? "on" : "off")"
+            } ?? "off"))
             print("  feedback " + Self.feedback(c.feedback))
             let sp = c.feedback.speech
             print("  speech " + (sp.enabled

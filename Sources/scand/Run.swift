@@ -86,11 +86,17 @@ struct Run: AsyncParsableCommand {
             }
         }
         let eventSink = events
-        let publish: (@Sendable (String) -> Void)? = eventSink.map { sink in { @Sendable line in sink.publish(line) } }
+        let mqtt = board.mqtt
+        let mqttEvents = loaded.mqtt.events ? mqtt : nil
+        let publish: (@Sendable (String) -> Void)? = eventSink == nil && mqttEvents == nil ? nil : { @Sendable line in
+            eventSink?.publish(line)
+            mqttEvents?.publishEvent(line)
+        }
         let outputs: [any ResultOutput] = board.outputs + [LogOutput(logger: logger)]
         let onStatus: @Sendable (KioskStatus) -> Void = { status in
             if let statusFile { StatusFile.write(status, to: statusFile) }
             if let metricsFile { MetricsFile.write(status, to: metricsFile) }
+            mqtt?.publishStatus(json: status.json)
         }
         let f = loaded.feedback
         let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone, entryBeep: f.entryBeep)
@@ -104,6 +110,18 @@ struct Run: AsyncParsableCommand {
             }
         }
 
+        if let mqtt {
+            let version = Scand.configuration.version
+            let applySet: @Sendable (String, String) async -> String? = { key, value in await live.set(key, value) }
+            let serve: @Sendable (String, @escaping @Sendable (String) -> Void) -> Void = { line, reply in
+                Task {
+                    let answer = await runtime.command(line, version: version, applySet: applySet)
+                    reply(answer)
+                }
+            }
+            let commands = loaded.mqtt.commands ? serve : nil
+            mqtt.start(onCommand: commands, onConnection: { _ in Task { await runtime.refreshStatus() } })
+        }
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
         Glibc.signal(SIGPIPE, SIG_IGN)
@@ -155,6 +173,9 @@ struct Run: AsyncParsableCommand {
         }
         watchdog.cancel()
         presser?.cancel()
+        if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
+        mqtt?.publishStatus(json: await runtime.status.json)
+        mqtt?.stop() // {"online":false}, then goodbye
         withExtendedLifetime((eventsLock, board.stateLock)) {}
         systemd.notify("STOPPING=1")
         if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }

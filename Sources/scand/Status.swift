@@ -46,5 +46,11 @@ struct Status: ParsableCommand {
             default: continue
             }
         }
+        // Outputs with a connection: `connection mqtt mqtt://broker:1883: connected`.
+        if case .object(let connections)? = object["connections"] {
+            for (name, state) in connections.sorted(by: { $0.key < $1.key }) {
+                print("connection \(PayloadText.escaped(name)): \(PayloadText.escaped(state.string ?? "?"))")
+            }
+        }
     }
 }

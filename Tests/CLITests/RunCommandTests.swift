@@ -152,7 +152,13 @@ import Testing
                                    "--set", "feedback.good_read.beep=[30]", "--set", "feedback.good_read.flash=[]",
                                    "--set", "feedback.ready.led=[0]"])
         #expect(quiet.stdout.contains("feedback good_read beep [30], flash none; ready led [0] (the rest built in)"), "\(quiet.stdout)\(quiet.stderr)")
-        #expect(ok.stdout.contains("  speech off"))
+        #expect(ok.stdout.contains("  speech off") && ok.stdout.contains("  mqtt off"))
+        let fleet = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path,
+                                   "--set", "output.mqtt.url=mqtt://broker.local", "--set", "output.mqtt.client_id=till-3"])
+        #expect(fleet.stdout.contains("  mqtt mqtt://broker.local:1883 as till-3, topics scand/till-3/..., qos 1, commands on, events off"), "\(fleet.stdout)")
+        let badURL = try Run.scand(["check-config", Self.repo.appendingPathComponent("config/demo.toml").path,
+                                    "--set", "output.mqtt.url=http://broker.local/x"])
+        #expect(badURL.status == 1 && badURL.stderr.contains("output.mqtt.url: must start with mqtt:// or mqtts://"), "\(badURL.stderr)")
     }
 
     /// Speech in check-config: the voice is looked up in espeak-ng itself; an unknown one is

@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 enum FuzzTarget: String, CaseIterable {
-    case toml, config, set, host, payload, format, outbox, image, json
+    case toml, config, set, host, payload, format, outbox, image, json, mqtturl
 }
 
 let target: FuzzTarget = {
@@ -79,6 +79,12 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     case .image:
         if let frame = try? ImageFile.decode(data, limits: ImageLimits(maxPixels: 4_000_000)) {
             check(frame.width * frame.height <= 4_000_000, "an image over the pixel limit")
+        }
+    case .mqtturl:
+        // A broker URL from the config: parsed strictly, and what parses prints back to itself.
+        if case .success(let url) = MQTTURL.parse(String(decoding: data, as: UTF8.self)) {
+            check((1...65535).contains(url.port) && !url.host.isEmpty, "a port or host out of bounds: \(url)")
+            check(MQTTURL.parse(url.description) == .success(url), "\(url) does not read back")
         }
     case .json:
         _ = try? JSONValue.parse(data)

@@ -158,6 +158,52 @@ import Testing
         #expect(unknown("[feedback.speech]\nenabled = false\nvoice = \"elvish\"\n").isEmpty, "not checked while speech is off")
     }
 
+    @Test func mqttIsReadAndChecked() throws {
+        let c = try parse("""
+            [output.mqtt]
+            url = "mqtts://broker.example.com"
+            client_id = "till-3"
+            topic_prefix = "shop/7/till-3"
+            qos = 0
+            username = "kiosk"
+            password_file = "/etc/scand/mqtt.pass"
+            tls_ca = "/etc/scand/ca.crt"
+            keepalive = 60
+            events = true
+            commands = false
+            """)
+        let m = c.mqtt
+        #expect(m.url == MQTTURL(tls: true, host: "broker.example.com", port: 8883))
+        #expect(m.clientID == "till-3" && m.topicPrefix == "shop/7/till-3" && m.qos == 0 && m.username == "kiosk")
+        #expect(m.passwordFile == "/etc/scand/mqtt.pass" && m.tlsCA == "/etc/scand/ca.crt" && m.keepalive == 60 && m.events && !m.commands)
+        #expect(try parse("").mqtt.url == nil)
+        let e = errors("""
+            [output.mqtt]
+            url = "mqtt://user:pw@broker/x"
+            client_id = "a b"
+            topic_prefix = "shop/#"
+            qos = 2
+            password_file = "/p"
+            tls_cert = "/c"
+            """)
+        #expect(e.contains { $0.hasPrefix("test.toml:2: output.mqtt.url: \"user\" is not a host name") || $0.hasPrefix("test.toml:2: output.mqtt.url:") }, "\(e)")
+        #expect(e.contains("test.toml:3: output.mqtt.client_id: at most 64 printable ASCII characters, no spaces, +, # or /"), "\(e)")
+        #expect(e.contains { $0.hasPrefix("test.toml:4: output.mqtt.topic_prefix: a topic without wildcards") })
+        #expect(e.contains { $0.hasPrefix("test.toml:5: output.mqtt.qos:") })
+        #expect(e.contains("test.toml:6: output.mqtt.password_file: a password needs output.mqtt.username"), "\(e)")
+        #expect(e.contains("test.toml:7: output.mqtt.tls_cert: tls_cert and tls_key go together (a client certificate and its key)"), "\(e)")
+    }
+
+    @Test func brokerURLs() {
+        #expect(MQTTURL.parse("mqtt://10.0.0.5") == .success(MQTTURL(tls: false, host: "10.0.0.5", port: 1883)))
+        #expect(MQTTURL.parse("mqtt://[::1]:1884/") == .success(MQTTURL(tls: false, host: "::1", port: 1884)))
+        #expect(MQTTURL(tls: false, host: "::1", port: 1884).description == "mqtt://[::1]:1884")
+        for bad in ["http://x", "mqtt://", "mqtt://x:0", "mqtt://x:70000", "mqtt://x:1e3", "mqtt://a b", "mqtt://x/path", "mqtt://[::1", "mqtt://[zz]",
+                    "mqtt://" + String(repeating: "a", count: 400)] {
+            guard case .failure = MQTTURL.parse(bad) else { Issue.record("\(bad) accepted"); continue }
+        }
+    }
+
     @Test func syntaxErrorsCarryTheirLine() {
         let e = errors("[scan]\nviewport = [0.1,\n")
         #expect(e == ["test.toml:3:1: unclosed array: expected ']'"])

@@ -1,0 +1,221 @@
+import CMosquitto
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An MQTT connection through libmosquitto, on libmosquitto's own network thread: connects in
+/// the background, reconnects with exponential backoff (1 s up to 30 s) while the broker is
+/// away, and reports through its callbacks (on that thread). Publishing is safe from any thread.
+public final class MQTTClient: @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var host: String
+        public var port: Int
+        public var clientID: String
+        public var keepalive = 30
+        public var username: String?
+        public var password: String?
+        /// TLS: the CA file that signs the broker (nil: plain MQTT unless `tls`).
+        public var tls = false
+        public var caFile: String?
+        public var certFile: String?
+        public var keyFile: String?
+        /// The broker publishes this (retained, QoS 1) when the connection is lost without a
+        /// goodbye: the last will.
+        public var will: (topic: String, payload: [UInt8])?
+        public init(host: String, port: Int, clientID: String) {
+            self.host = host
+            self.port = port
+            self.clientID = clientID
+        }
+    }
+
+    public enum Connection: Equatable, Sendable, CustomStringConvertible {
+        case connecting
+        case connected
+        /// Lost or refused; the reason is for people, and reconnecting goes on.
+        case disconnected(String)
+
+        public var description: String {
+            switch self {
+            case .connecting: return "connecting"
+            case .connected: return "connected"
+            case .disconnected(let why): return "disconnected (\(why))"
+            }
+        }
+    }
+
+    /// What the network thread reports.
+    public struct Callbacks: Sendable {
+        public var connection: @Sendable (Connection) -> Void = { _ in }
+        /// The broker acknowledged message `mid` (PUBACK for QoS 1; sent, for QoS 0).
+        public var published: @Sendable (Int32) -> Void = { _ in }
+        public var message: @Sendable (String, [UInt8]) -> Void = { _, _ in }
+        public init() {}
+    }
+
+    public let settings: Settings
+    private let mosq: OpaquePointer
+    private let box: Unmanaged<Box>
+    private let state = Locked(State())
+    private struct State { var connection = Connection.connecting; var started = false; var stopped = false }
+
+    final class Box: @unchecked Sendable {
+        let callbacks: Callbacks
+        weak var client: MQTTClient?
+        init(_ callbacks: Callbacks) { self.callbacks = callbacks }
+    }
+
+    private static let library: Void = { _ = mosquitto_lib_init() }()
+
+    /// Sets up the connection (nothing is sent until `start`). Throws for settings libmosquitto
+    /// refuses (an unreadable TLS file, a bad will topic).
+    public init(settings: Settings, callbacks: Callbacks) throws(HardwareError) {
+        _ = Self.library
+        self.settings = settings
+        let box = Unmanaged.passRetained(Box(callbacks))
+        guard let mosq = mosquitto_new(settings.clientID, true, box.toOpaque()) else {
+            box.release()
+            throw HardwareError(.other, operation: "mosquitto_new", device: settings.clientID, errno: Glibc.errno, hint: "out of memory or a bad client id")
+        }
+        self.mosq = mosq
+        self.box = box
+        box.takeUnretainedValue().client = self
+        func check(_ operation: String, _ rc: Int32, hint: String? = nil) throws(HardwareError) {
+            guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
+            let reason = String(cString: mosquitto_strerror(rc))
+            throw HardwareError(rc == MOSQ_ERR_ERRNO.rawValue ? HardwareError.kind(forErrno: Glibc.errno) : .other, operation: operation,
+                                device: "mqtt \(settings.host):\(settings.port)", errno: rc == MOSQ_ERR_ERRNO.rawValue ? Glibc.errno : 0,
+                                hint: [reason, hint].compactMap { $0 }.joined(separator: "; "))
+        }
+        do {
+            _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
+            try check("mosquitto_reconnect_delay_set", mosquitto_reconnect_delay_set(mosq, 1, 30, true))
+            if let username = settings.username {
+                try check("mosquitto_username_pw_set", mosquitto_username_pw_set(mosq, username, settings.password))
+            }
+            if settings.tls {
+                // nil CA: the system's trust store.
+                let ca = settings.caFile
+                let capath: String? = ca == nil ? "/etc/ssl/certs" : nil
+                try check("mosquitto_tls_set", mosquitto_tls_set(mosq, ca, capath, settings.certFile, settings.keyFile, nil),
+                          hint: "check output.mqtt.tls_ca, tls_cert and tls_key (readable by the service user, PEM)")
+            }
+            if let will = settings.will {
+                try check("mosquitto_will_set", will.payload.withUnsafeBytes {
+                    mosquitto_will_set(mosq, will.topic, Int32($0.count), $0.baseAddress, 1, true)
+                })
+            }
+        } catch {
+            mosquitto_destroy(mosq)
+            box.release()
+            throw error
+        }
+        mosquitto_connect_callback_set(mosq, onConnect)
+        mosquitto_disconnect_callback_set(mosq, onDisconnect)
+        mosquitto_publish_callback_set(mosq, onPublish)
+        mosquitto_message_callback_set(mosq, onMessage)
+        mosquitto_log_callback_set(mosq, onLog)
+    }
+
+    deinit {
+        stop()
+        mosquitto_destroy(mosq)
+        box.release()
+    }
+
+    /// Connects in the background and keeps connecting.
+    public func start() {
+        let go = state.withLock { s -> Bool in defer { s.started = true }; return !s.started && !s.stopped }
+        guard go else { return }
+        let rc = mosquitto_connect_async(mosq, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            // Refused or unreachable now: the network thread retries with backoff.
+            report(.disconnected(Self.reason(rc)))
+        }
+        _ = mosquitto_loop_start(mosq)
+    }
+
+    /// Disconnects (the broker does not publish the will) and ends the network thread.
+    public func stop() {
+        let running = state.withLock { s -> Bool in defer { s.stopped = true }; return s.started && !s.stopped }
+        guard running else { return }
+        _ = mosquitto_disconnect(mosq)
+        _ = mosquitto_loop_stop(mosq, false)
+    }
+
+    public var connection: Connection { state.withLock { $0.connection } }
+
+    /// Publishes `payload` on `topic`; the message id, or the reason it was not taken.
+    public func publish(_ topic: String, _ payload: [UInt8], qos: Int, retain: Bool = false) -> Result<Int32, MQTTError> {
+        var mid: Int32 = 0
+        let rc = payload.withUnsafeBytes { mosquitto_publish(mosq, &mid, topic, Int32($0.count), $0.baseAddress, Int32(qos), retain) }
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else { return .failure(MQTTError(Self.reason(rc))) }
+        return .success(mid)
+    }
+
+    public func subscribe(_ topic: String, qos: Int) -> MQTTError? {
+        let rc = mosquitto_subscribe(mosq, nil, topic, Int32(qos))
+        return rc == MOSQ_ERR_SUCCESS.rawValue ? nil : MQTTError(Self.reason(rc))
+    }
+
+    static func reason(_ rc: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(Glibc.errno)) }
+        return String(cString: mosquitto_strerror(rc))
+    }
+
+    fileprivate func report(_ connection: Connection) {
+        let changed = state.withLock { s -> Bool in
+            // A refusal (bad password, not authorised) is followed by the socket's close: the
+            // refusal is what a person needs to see.
+            if case .disconnected(let was) = s.connection, was.hasPrefix("refused"), case .disconnected(let now) = connection,
+               !now.hasPrefix("refused") { return false }
+            defer { s.connection = connection }
+            return s.connection != connection
+        }
+        if changed { box.takeUnretainedValue().callbacks.connection(connection) }
+    }
+}
+
+public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+private func box(_ obj: UnsafeMutableRawPointer?) -> MQTTClient.Box? {
+    obj.map { Unmanaged<MQTTClient.Box>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, obj, rc in
+    guard let b = box(obj) else { return }
+    if rc == 0 {
+        b.client?.report(.connected)
+    } else {
+        // CONNACK refused: bad credentials, not authorised, ...
+        b.client?.report(.disconnected("refused by the broker: " + String(cString: mosquitto_connack_string(rc))))
+    }
+}
+
+private let onDisconnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, obj, rc in
+    guard let b = box(obj) else { return }
+    b.client?.report(.disconnected(rc == 0 ? "closed" : "connection lost: " + MQTTClient.reason(rc)))
+}
+
+/// libmosquitto's own errors: a TLS handshake that fails (an unknown CA, a wrong host name)
+/// calls no other callback, so its message is the reason shown while not connected.
+private let onLog: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = { _, obj, level, text in
+    guard level == MOSQ_LOG_ERR, let b = box(obj), let text, let client = b.client, client.connection != .connected else { return }
+    client.report(.disconnected(String(String(cString: text).prefix(300))))
+}
+
+private let onPublish: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, obj, mid in
+    box(obj)?.callbacks.published(mid)
+}
+
+private let onMessage: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void = { _, obj, message in
+    guard let b = box(obj), let m = message?.pointee, let topic = m.topic else { return }
+    // Bounded: a command is one short line; anything longer is cut here and refused later.
+    let count = Int(min(max(m.payloadlen, 0), 4096))
+    let payload = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
+    b.callbacks.message(String(cString: topic), payload)
+}

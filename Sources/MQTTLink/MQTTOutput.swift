@@ -1,0 +1,225 @@
+import Logging
+import ScanCore
+import ScanHardware
+import ScanRuntime
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Results, status and commands through an MQTT broker (`[output.mqtt]`).
+///
+/// Topics under `prefix`: `result` (one JSON result per message, QoS `qos`), `status` (retained:
+/// `online`, the version and the kiosk's status; the last will sets `{"online":false}`), `event`
+/// (the event socket's events, when `events`), `cmd` (host commands, when `commands`) answered
+/// on `cmd/reply`.
+///
+/// Nothing lost: every result goes to the outbox first and leaves it only when the broker has
+/// acknowledged it (PUBACK, QoS 1). While the broker is away results wait, in order; once
+/// connected they are published oldest first. A result published but not acknowledged within
+/// `resendAfter` seconds (a connection that died with it in flight) is published again: at least
+/// once, never lost.
+public final class MQTTOutput: ResultOutput, @unchecked Sendable {
+    public let name: String
+    public let prefix: String
+    public let qos: Int
+    public let outbox: Outbox
+    public let resendAfter: Int
+    private let version: String
+    private let logger: Logger
+    private var client: MQTTClient!
+    private let state = Locked(State())
+    /// Serialises publishing results (oldest first, one at a time).
+    private let sending = Locked(())
+
+    private struct State {
+        var connected = false
+        var connection = MQTTClient.Connection.connecting
+        /// Published, waiting for PUBACK: message id → (seq, seconds since published).
+        var inFlight: [Int32: (seq: Int, age: Int)] = [:]
+        var lastStatus: String?
+        var onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
+        var onConnection: (@Sendable (MQTTClient.Connection) -> Void)?
+        var statusMid: Int32?
+        var goodbye: Int32?
+    }
+
+    public init(settings: MQTTClient.Settings, prefix: String, qos: Int, outbox: Outbox, commands: Bool, version: String,
+                resendAfter: Int = 10, logger: Logger = Logger(label: "scand.mqtt")) throws(HardwareError) {
+        self.prefix = prefix
+        self.qos = qos
+        self.outbox = outbox
+        self.resendAfter = max(1, resendAfter)
+        self.version = version
+        self.logger = logger
+        name = "mqtt \(settings.tls ? "mqtts" : "mqtt")://\(settings.host):\(settings.port)"
+        var settings = settings
+        settings.will = ("\(prefix)/status", Array("{\"online\":false}".utf8))
+        var callbacks = MQTTClient.Callbacks()
+        let relay = WeakRelay<MQTTOutput>()
+        callbacks.connection = { c in relay.target?.connectionChanged(c) }
+        callbacks.published = { mid in relay.target?.acknowledged(mid) }
+        if commands {
+            callbacks.message = { topic, payload in relay.target?.command(topic, payload) }
+        }
+        client = try MQTTClient(settings: settings, callbacks: callbacks)
+        relay.target = self // before start(): no callback comes earlier
+    }
+
+    /// Starts connecting. `onCommand` gets each command line and a function for its answer;
+    /// `onConnection` each change of the connection (for the status).
+    public func start(onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?,
+                      onConnection: (@Sendable (MQTTClient.Connection) -> Void)? = nil) {
+        state.withLock { $0.onCommand = onCommand; $0.onConnection = onConnection }
+        client.start()
+    }
+
+    /// Says goodbye: `{"online":false}` retained (waiting up to `wait` for the broker to take
+    /// it), then disconnects.
+    public func stop(wait: Duration = .seconds(1)) {
+        if state.withLock({ $0.connected }), case .success(let mid) = client.publish("\(prefix)/status", Array("{\"online\":false}".utf8), qos: 1, retain: true) {
+            state.withLock { $0.goodbye = mid }
+            let end = ContinuousClock.now + wait
+            while ContinuousClock.now < end, state.withLock({ $0.goodbye != nil }) { usleep(5_000) }
+        }
+        client.stop()
+    }
+
+    public var connection: String? { state.withLock { $0.connection.description } }
+    public var pendingCount: Int { outbox.pending.count }
+    public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored) }
+
+    // MARK: - Results
+
+    public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
+        var bytes = OutputFormat.jsonLines.render(result, unixMillis: unixMillis)
+        if bytes.last == 10 { bytes.removeLast() }
+        let added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: bytes))
+        if let problem = added.notStored {
+            logger.error("output \(name): result \(result.sequence) not stored in the outbox (\(problem)); kept in memory and sent")
+        }
+        if let dropped = added.dropped {
+            logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
+        }
+        try flush()
+    }
+
+    /// Publishes every pending result not in flight, oldest first; stops at the first refusal.
+    func flush() throws {
+        try sending.withLock { _ in
+            let connection = state.withLock { $0.connected ? nil : $0.connection }
+            if let connection {
+                guard outbox.pending.isEmpty else {
+                    throw HardwareErrorLike("broker \(connection): \(outbox.pending.count) result(s) kept, published in order when it is back")
+                }
+                return
+            }
+            for entry in outbox.pending {
+                let inFlight = state.withLock { $0.inFlight.values.contains { $0.seq == entry.seq } }
+                if inFlight { continue }
+                try publish(entry)
+            }
+        }
+    }
+
+    private func publish(_ entry: Outbox.Entry) throws {
+        switch client.publish("\(prefix)/result", entry.bytes, qos: qos) {
+        case .failure(let error):
+            throw HardwareErrorLike("result \(entry.seq) not published (\(error)); kept and published in order when the broker takes it")
+        case .success(let mid):
+            if qos == 0 { outbox.done(entry.seq) } else { state.withLock { $0.inFlight[mid] = (entry.seq, 0) } }
+        }
+    }
+
+    /// Every second while results wait: publishes what was never taken, and again what the
+    /// broker has not acknowledged for `resendAfter` seconds.
+    public func retry() throws {
+        try flush()
+        let due = state.withLock { s -> Set<Int> in
+            guard s.connected else { return [] }
+            for (mid, f) in s.inFlight { s.inFlight[mid] = (f.seq, f.age + 1) }
+            let old = s.inFlight.filter { $0.value.age >= resendAfter }
+            for mid in old.keys { s.inFlight[mid] = nil }
+            return Set(old.values.map(\.seq))
+        }
+        guard !due.isEmpty else { return }
+        logger.notice("output \(name): \(due.count) result(s) not acknowledged in \(resendAfter) s, published again")
+        try sending.withLock { _ in
+            for entry in outbox.pending where due.contains(entry.seq) { try publish(entry) }
+        }
+    }
+
+    private func acknowledged(_ mid: Int32) {
+        let seq = state.withLock { s -> Int? in
+            if s.goodbye == mid { s.goodbye = nil }
+            return s.inFlight.removeValue(forKey: mid)?.seq
+        }
+        if let seq { outbox.done(seq) }
+    }
+
+    // MARK: - Connection, status, events, commands
+
+    private func connectionChanged(_ connection: MQTTClient.Connection) {
+        let (lastStatus, notify) = state.withLock { s in
+            s.connection = connection
+            s.connected = connection == .connected
+            if !s.connected { s.inFlight = [:] }
+            return (s.lastStatus, s.onConnection)
+        }
+        switch connection {
+        case .connected:
+            logger.notice("output \(name): connected as \(client.settings.clientID), topics \(prefix)/...")
+            if state.withLock({ $0.onCommand != nil }), let error = client.subscribe("\(prefix)/cmd", qos: 1) {
+                logger.error("output \(name): cannot subscribe to \(prefix)/cmd: \(error)")
+            }
+            if let lastStatus { publishStatus(json: lastStatus, force: true) }
+            do { try flush() } catch { logger.debug("output \(name): \(error)") }
+        case .connecting:
+            break
+        case .disconnected(let why):
+            if why == "closed" {
+                logger.notice("output \(name): disconnected")
+            } else {
+                logger.error("output \(name): \(why); reconnecting with backoff, results kept")
+            }
+        }
+        notify?(connection)
+    }
+
+    /// The kiosk's status (`KioskStatus.json`), retained, when it changed.
+    public func publishStatus(json: String, force: Bool = false) {
+        let payload = "{\"online\":true,\"version\":\(JSONText.string(version)),\"status\":\(json)}"
+        let send = state.withLock { s -> Bool in
+            defer { s.lastStatus = json }
+            return s.connected && (force || s.lastStatus != json)
+        }
+        guard send else { return }
+        _ = client.publish("\(prefix)/status", Array(payload.utf8), qos: 1, retain: true)
+    }
+
+    /// One event line (QoS 0: events are a live view, not a record).
+    public func publishEvent(_ line: String) {
+        guard state.withLock({ $0.connected }) else { return }
+        _ = client.publish("\(prefix)/event", Array(line.utf8), qos: 0)
+    }
+
+    private func command(_ topic: String, _ payload: [UInt8]) {
+        guard topic == "\(prefix)/cmd", let onCommand = state.withLock({ $0.onCommand }) else { return }
+        let reply: @Sendable (String) -> Void = { [weak self] answer in
+            guard let self else { return }
+            _ = self.client.publish("\(self.prefix)/cmd/reply", Array(answer.utf8), qos: 1)
+        }
+        // One line of the host command language; a trailing newline is allowed.
+        var bytes = payload[...]
+        while let last = bytes.last, last == 10 || last == 13 { bytes = bytes.dropLast() }
+        guard bytes.count <= HostCommand.maxLength else { return reply("ERR line too long (at most \(HostCommand.maxLength) bytes)") }
+        guard !bytes.contains(where: { $0 < 32 && $0 != 9 }), let text = String(validating: bytes, as: UTF8.self) else {
+            return reply("ERR a command is one line of UTF-8 text")
+        }
+        onCommand(text, reply)
+    }
+}
+
+/// A weak reference set once, before any callback can read it.
+final class WeakRelay<T: AnyObject>: @unchecked Sendable {
+    weak var target: T?
+}

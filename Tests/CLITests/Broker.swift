@@ -1,0 +1,191 @@
+import Foundation
+
+/// Debian's mosquitto broker on a free loopback port, in a folder of its own (config, password
+/// file, certificates, persistence). `scripts/setup.sh` installs it; nothing else must run.
+final class Broker {
+    let dir: URL
+    let port: Int
+    private let config: String
+    private var process: Process?
+
+    /// `listener`: extra lines for the listener (TLS files); `settings`: the rest
+    /// (`allow_anonymous`, `password_file`).
+    init(dir: URL, settings: String = "allow_anonymous true", listener: String = "") throws {
+        self.dir = dir
+        // Started as root, mosquitto drops to its own user: it must be able to write its log
+        // and sessions here.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: dir.path)
+        port = try Self.freePort()
+        config = """
+            listener \(port) 127.0.0.1
+            \(listener)
+            \(settings)
+            persistence true
+            persistence_location \(dir.path)/
+            autosave_interval 1
+            log_dest file \(dir.path)/broker.log
+            log_type all
+            """
+        try config.write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try start()
+    }
+
+    deinit { stop() }
+
+    func start() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        p.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try Broker.launch(p)
+        process = p
+        // Ready when it accepts a connection (bounded: a broker that never comes up fails here).
+        for _ in 0..<500 {
+            if Self.accepts(port) { return }
+            usleep(10_000)
+        }
+        throw BrokerError("mosquitto did not listen on \(port); see \(dir.path)/broker.log")
+    }
+
+    /// SIGTERM: the broker saves its sessions and ends.
+    func stop() {
+        guard let p = process, p.isRunning else { return }
+        Broker.end(p)
+        process = nil
+    }
+
+    /// Waits for `p` to end by polling (bounded to 30 s: a process that never ends fails the
+    /// test that waits for it, instead of hanging the suite).
+    /// (Foundation's `isRunning` can lag: a process that is gone or a zombie counts as ended.)
+    static func reap(_ p: Process, seconds: Int = 30) {
+        for _ in 0..<(seconds * 100) where p.isRunning {
+            guard let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] != "Z" else { return }
+            usleep(10_000)
+        }
+    }
+
+    /// Starts `p` with no signal blocked. (A test runner's threads block most signals, and a
+    /// child inherits the mask: mosquitto would then never see its SIGTERM.)
+    static func launch(_ p: Process) throws {
+        var none = sigset_t(), old = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        try p.run()
+    }
+
+    /// SIGTERM, and SIGKILL if it is still there after 3 s.
+    static func end(_ p: Process) {
+        guard p.isRunning else { return }
+        kill(p.processIdentifier, SIGTERM)
+        reap(p, seconds: 3)
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); reap(p) }
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        guard bound else { throw BrokerError("no free port") }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// `mosquitto_sub` with a persistent session (QoS 1, clean session off): what is published
+    /// while it is away is kept for it by the broker. Lines are `topic payload`.
+    func subscribe(_ topic: String, id: String, extra: [String] = []) throws -> Subscriber {
+        try Subscriber(port: port, topic: topic, id: id, file: dir.appendingPathComponent("sub-\(id).txt"), extra: extra)
+    }
+
+    /// One message on `topic` with `mosquitto_pub`.
+    func publish(_ topic: String, _ message: String, extra: [String] = []) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", message] + extra
+        try Broker.launch(p)
+        Broker.reap(p)
+    }
+
+    /// The retained message on `topic` (waits up to 2 s).
+    func retained(_ topic: String, extra: [String] = []) throws -> String? {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "2", "--retained-only"] + extra
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try Broker.launch(p)
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        Broker.reap(p)
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.isEmpty ? nil : text
+    }
+}
+
+final class Subscriber {
+    private let process = Process()
+    let file: URL
+
+    init(port: Int, topic: String, id: String, file: URL, extra: [String]) throws {
+        self.file = file
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-c", "-i", id] + extra
+        process.standardOutput = try FileHandle(forWritingTo: file)
+        process.standardError = FileHandle.nullDevice
+        try Broker.launch(process)
+        usleep(200_000) // subscribed
+    }
+
+    deinit {
+        Broker.end(process)
+    }
+
+    var lines: [String] {
+        (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+    }
+
+    /// The `seq` of each result line, in arrival order.
+    var resultSequences: [Int] {
+        lines.filter { $0.contains("/result ") }.compactMap { line in
+            guard let brace = line.firstIndex(of: "{"),
+                  let json = try? JSONSerialization.jsonObject(with: Data(line[brace...].utf8)) as? [String: Any] else { return nil }
+            return json["seq"] as? Int
+        }
+    }
+
+    /// Waits up to `seconds` for `condition`.
+    func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if condition() { return true }
+            usleep(20_000)
+        }
+        return condition()
+    }
+}
+
+struct BrokerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
