@@ -15,7 +15,8 @@ import Glibc
 ///
 /// Nothing lost: every result goes to the outbox first and leaves it only when the broker has
 /// acknowledged it (PUBACK, QoS 1). While the broker is away results wait, in order; once
-/// connected they are published oldest first. A result published but not acknowledged within
+/// connected they are published oldest first (`pendingCount` and the status show how many
+/// wait). A result published but not acknowledged within
 /// `resendAfter` seconds (a connection that died with it in flight) is published again: at least
 /// once, never lost.
 public final class MQTTOutput: ResultOutput, @unchecked Sendable {
@@ -78,8 +79,10 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public func stop(wait: Duration = .seconds(1)) {
         if state.withLock({ $0.connected }), case .success(let mid) = client.publish("\(prefix)/status", Array("{\"online\":false}".utf8), qos: 1, retain: true) {
             state.withLock { $0.goodbye = mid }
+            // The goodbye and the results in flight acknowledged (they leave the outbox), or
+            // `wait` is over: what is not acknowledged stays in the outbox for the next start.
             let end = ContinuousClock.now + wait
-            while ContinuousClock.now < end, state.withLock({ $0.goodbye != nil }) { usleep(5_000) }
+            while ContinuousClock.now < end, state.withLock({ $0.goodbye != nil || !$0.inFlight.isEmpty }) { usleep(5_000) }
         }
         client.stop()
     }
@@ -106,13 +109,9 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     /// Publishes every pending result not in flight, oldest first; stops at the first refusal.
     func flush() throws {
         try sending.withLock { _ in
-            let connection = state.withLock { $0.connected ? nil : $0.connection }
-            if let connection {
-                guard outbox.pending.isEmpty else {
-                    throw HardwareErrorLike("broker \(connection): \(outbox.pending.count) result(s) kept, published in order when it is back")
-                }
-                return
-            }
+            // While the broker is away results wait in the outbox: the connection's loss was
+            // logged once; each result is not an error of its own.
+            guard state.withLock({ $0.connected }) else { return }
             for entry in outbox.pending {
                 let inFlight = state.withLock { $0.inFlight.values.contains { $0.seq == entry.seq } }
                 if inFlight { continue }
@@ -162,6 +161,9 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         let (lastStatus, notify) = state.withLock { s in
             s.connection = connection
             s.connected = connection == .connected
+            // What was in flight is published again, in order, when the connection is back:
+            // the first copy of every result arrives in order. (libmosquitto may also resend
+            // its own copy: a duplicate, never a loss.)
             if !s.connected { s.inFlight = [:] }
             return (s.lastStatus, s.onConnection)
         }

@@ -173,12 +173,11 @@ struct Run: AsyncParsableCommand {
         }
         watchdog.cancel()
         presser?.cancel()
-        if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
         mqtt?.publishStatus(json: await runtime.status.json)
-        mqtt?.stop() // {"online":false}, then goodbye
+        mqtt?.stop() // {"online":false} and the results in flight acknowledged, then goodbye
+        if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
         withExtendedLifetime((eventsLock, board.stateLock)) {}
         systemd.notify("STOPPING=1")
-        if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
     }
 }
 

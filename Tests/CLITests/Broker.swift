@@ -10,7 +10,7 @@ final class Broker {
 
     /// `listener`: extra lines for the listener (TLS files); `settings`: the rest
     /// (`allow_anonymous`, `password_file`).
-    init(dir: URL, settings: String = "allow_anonymous true", listener: String = "") throws {
+    init(dir: URL, settings: String = "allow_anonymous true", listener: String = "") async throws {
         self.dir = dir
         // Started as root, mosquitto drops to its own user: it must be able to write its log
         // and sessions here.
@@ -27,12 +27,12 @@ final class Broker {
             log_type all
             """
         try config.write(to: dir.appendingPathComponent("mosquitto.conf"), atomically: true, encoding: .utf8)
-        try start()
+        try await start()
     }
 
-    deinit { stop() }
+    deinit { if let p = process, p.isRunning { kill(p.processIdentifier, SIGKILL) } }
 
-    func start() throws {
+    func start() async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
         p.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
@@ -43,27 +43,41 @@ final class Broker {
         // Ready when it accepts a connection (bounded: a broker that never comes up fails here).
         for _ in 0..<500 {
             if Self.accepts(port) { return }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         throw BrokerError("mosquitto did not listen on \(port); see \(dir.path)/broker.log")
     }
 
     /// SIGTERM: the broker saves its sessions and ends.
-    func stop() {
+    func stop() async {
         guard let p = process, p.isRunning else { return }
-        Broker.end(p)
+        await Broker.end(p)
         process = nil
     }
 
     /// Waits for `p` to end by polling (bounded to 30 s: a process that never ends fails the
     /// test that waits for it, instead of hanging the suite).
     /// (Foundation's `isRunning` can lag: a process that is gone or a zombie counts as ended.)
-    static func reap(_ p: Process, seconds: Int = 30) {
+    static func reap(_ p: Process, seconds: Int = 30) async {
+        var gone = 0
         for _ in 0..<(seconds * 100) where p.isRunning {
-            guard let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] != "Z" else { return }
-            usleep(10_000)
+            if let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
+               let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] != "Z" {
+                gone = 0
+            } else {
+                // Ended; Foundation reaps it soon (its status is read only after that).
+                gone += 1
+                if gone > 300 { return }
+            }
+            try? await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// The exit status once Foundation has seen the end; nil if it has not (reading
+    /// `terminationStatus` of a running process traps).
+    static func exitStatus(_ p: Process) async -> Int32? {
+        await reap(p)
+        return p.isRunning ? nil : p.terminationStatus
     }
 
     /// Starts `p` with no signal blocked. (A test runner's threads block most signals, and a
@@ -77,11 +91,11 @@ final class Broker {
     }
 
     /// SIGTERM, and SIGKILL if it is still there after 3 s.
-    static func end(_ p: Process) {
+    static func end(_ p: Process) async {
         guard p.isRunning else { return }
         kill(p.processIdentifier, SIGTERM)
-        reap(p, seconds: 3)
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); reap(p) }
+        await reap(p, seconds: 3)
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); await reap(p) }
     }
 
     static func freePort() throws -> Int {
@@ -113,21 +127,21 @@ final class Broker {
 
     /// `mosquitto_sub` with a persistent session (QoS 1, clean session off): what is published
     /// while it is away is kept for it by the broker. Lines are `topic payload`.
-    func subscribe(_ topic: String, id: String, extra: [String] = []) throws -> Subscriber {
-        try Subscriber(port: port, topic: topic, id: id, file: dir.appendingPathComponent("sub-\(id).txt"), extra: extra)
+    func subscribe(_ topic: String, id: String, extra: [String] = []) async throws -> Subscriber {
+        try await Subscriber(port: port, topic: topic, id: id, file: dir.appendingPathComponent("sub-\(id).txt"), extra: extra)
     }
 
     /// One message on `topic` with `mosquitto_pub`.
-    func publish(_ topic: String, _ message: String, extra: [String] = []) throws {
+    func publish(_ topic: String, _ message: String, extra: [String] = []) async throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
         p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", message] + extra
         try Broker.launch(p)
-        Broker.reap(p)
+        await Broker.reap(p)
     }
 
     /// The retained message on `topic` (waits up to 2 s).
-    func retained(_ topic: String, extra: [String] = []) throws -> String? {
+    func retained(_ topic: String, extra: [String] = []) async throws -> String? {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-C", "1", "-W", "2", "--retained-only"] + extra
@@ -135,8 +149,8 @@ final class Broker {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try Broker.launch(p)
+        await Broker.reap(p)
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        Broker.reap(p)
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
     }
@@ -146,7 +160,7 @@ final class Subscriber {
     private let process = Process()
     let file: URL
 
-    init(port: Int, topic: String, id: String, file: URL, extra: [String]) throws {
+    init(port: Int, topic: String, id: String, file: URL, extra: [String]) async throws {
         self.file = file
         FileManager.default.createFile(atPath: file.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
@@ -154,12 +168,10 @@ final class Subscriber {
         process.standardOutput = try FileHandle(forWritingTo: file)
         process.standardError = FileHandle.nullDevice
         try Broker.launch(process)
-        usleep(200_000) // subscribed
+        try await Task.sleep(for: .milliseconds(200)) // subscribed
     }
 
-    deinit {
-        Broker.end(process)
-    }
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
     var lines: [String] {
         (try? String(contentsOf: file, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
@@ -175,13 +187,13 @@ final class Subscriber {
     }
 
     /// Waits up to `seconds` for `condition`.
-    func wait(_ seconds: Double = 10, until condition: () -> Bool) -> Bool {
+    func wait(_ seconds: Double = 10, until condition: () async throws -> Bool) async rethrows -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
-            if condition() { return true }
-            usleep(20_000)
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
         }
-        return condition()
+        return try await condition()
     }
 }
 

@@ -42,12 +42,12 @@ import Testing
             try process.run()
         }
 
-        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL); Broker.reap(process) } }
+        deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
-        func stop() {
+        func stop() async {
             guard process.isRunning else { return }
             kill(process.processIdentifier, SIGTERM)
-            Broker.reap(process)
+            await Broker.reap(process)
         }
 
         var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
@@ -66,90 +66,90 @@ import Testing
         return firsts == Array(1...max(1, n)) && n > 0
     }
 
-    @Test func resultsInOrderRetainedStatusAndTheLastWill() throws {
+    @Test func resultsInOrderRetainedStatusAndTheLastWill() async throws {
         let dir = try Fixture.temporaryFolder("scand-mqtt")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let broker = try Broker(dir: dir)
-        let sub = try broker.subscribe("scand/k1/#", id: "s1")
+        let broker = try await Broker(dir: dir)
+        let sub = try await broker.subscribe("scand/k1/#", id: "s1")
         let daemon = try Daemon(dir: dir, broker: broker, id: "k1", pressEvery: 0.25)
-        #expect(sub.wait { sub.resultSequences.count >= 4 }, "\(daemon.logText)")
+        #expect(await sub.wait { sub.resultSequences.count >= 4 }, "\(daemon.logText)")
         #expect(Array(sub.resultSequences.prefix(4)) == [1, 2, 3, 4])
         let first = try #require(sub.lines.first { $0.hasPrefix("scand/k1/result ") })
         let json = try #require(try JSONSerialization.jsonObject(with: Data(first.dropFirst("scand/k1/result ".count).utf8)) as? [String: Any])
         #expect(json["symbology"] as? String == "QR-Code" && json["text"] as? String == "https://example.org/kiosk?id=42")
         // The retained status: online, with the kiosk's state and the broker connection.
-        let status = try #require(try broker.retained("scand/k1/status"))
+        let status = try #require(try await broker.retained("scand/k1/status"))
         #expect(status.contains("\"online\":true") && status.contains("\"camera\":\"available\"")
                 && status.contains("\"connections\":{\"mqtt mqtt://127.0.0.1:\(broker.port)\":\"connected\"}"), "\(status)")
         // kill -9: the broker publishes the last will.
         kill(daemon.process.processIdentifier, SIGKILL)
-        Broker.reap(daemon.process)
-        #expect(sub.wait { (try? broker.retained("scand/k1/status")) == "{\"online\":false}" })
+        await Broker.reap(daemon.process)
+        #expect(await sub.wait { (try? await broker.retained("scand/k1/status")) == "{\"online\":false}" })
     }
 
-    @Test func commandsOverTheBrokerTriggerAReadAndAreAnswered() throws {
+    @Test func commandsOverTheBrokerTriggerAReadAndAreAnswered() async throws {
         let dir = try Fixture.temporaryFolder("scand-mqtt-cmd")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let broker = try Broker(dir: dir)
-        let sub = try broker.subscribe("scand/k2/#", id: "s2")
+        let broker = try await Broker(dir: dir)
+        let sub = try await broker.subscribe("scand/k2/#", id: "s2")
         let daemon = try Daemon(dir: dir, broker: broker, id: "k2", pressEvery: nil, mqtt: "events = true")
-        #expect(sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/status ") && $0.contains("\"camera\":\"available\"") } }, "\(daemon.logText)")
-        try broker.publish("scand/k2/cmd", "TRIGGER")
-        #expect(sub.wait { sub.lines.contains("scand/k2/cmd/reply OK TRIGGER") }, "\(sub.lines)")
-        #expect(sub.wait { sub.resultSequences == [1] }, "\(sub.lines)")
+        #expect(await sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/status ") && $0.contains("\"camera\":\"available\"") } }, "\(daemon.logText)")
+        try await broker.publish("scand/k2/cmd", "TRIGGER")
+        #expect(await sub.wait { sub.lines.contains("scand/k2/cmd/reply OK TRIGGER") }, "\(sub.lines)")
+        #expect(await sub.wait { sub.resultSequences == [1] }, "\(sub.lines)")
         #expect(sub.lines.contains { $0.hasPrefix("scand/k2/event ") && $0.contains("\"event\":\"result\"") }, "events = true: the event stream too")
-        try broker.publish("scand/k2/cmd", "SET output.serial.device=/dev/ttyS0")
-        #expect(sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/cmd/reply ERR SET output.serial.device: takes effect at start") } }, "\(sub.lines)")
-        try broker.publish("scand/k2/cmd", "SET scan.session_timeout_ms=4000")
-        #expect(sub.wait { sub.lines.contains("scand/k2/cmd/reply OK SET scan.session_timeout_ms") }, "\(sub.lines)")
-        try broker.publish("scand/k2/cmd", "REBOOT NOW")
-        #expect(sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/cmd/reply ERR ") && $0.contains("REBOOT") } }, "\(sub.lines)")
-        try broker.publish("scand/k2/cmd", String(repeating: "x", count: 300))
-        #expect(sub.wait { sub.lines.contains("scand/k2/cmd/reply ERR line too long (at most 256 bytes)") }, "\(sub.lines)")
-        daemon.stop()
-        #expect(daemon.process.terminationStatus == 0)
-        #expect((try broker.retained("scand/k2/status")) == "{\"online\":false}", "a graceful stop says goodbye")
+        try await broker.publish("scand/k2/cmd", "SET output.serial.device=/dev/ttyS0")
+        #expect(await sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/cmd/reply ERR SET output.serial.device: takes effect at start") } }, "\(sub.lines)")
+        try await broker.publish("scand/k2/cmd", "SET scan.session_timeout_ms=4000")
+        #expect(await sub.wait { sub.lines.contains("scand/k2/cmd/reply OK SET scan.session_timeout_ms") }, "\(sub.lines)")
+        try await broker.publish("scand/k2/cmd", "REBOOT NOW")
+        #expect(await sub.wait { sub.lines.contains { $0.hasPrefix("scand/k2/cmd/reply ERR ") && $0.contains("REBOOT") } }, "\(sub.lines)")
+        try await broker.publish("scand/k2/cmd", String(repeating: "x", count: 300))
+        #expect(await sub.wait { sub.lines.contains("scand/k2/cmd/reply ERR line too long (at most 256 bytes)") }, "\(sub.lines)")
+        await daemon.stop()
+        #expect(await Broker.exitStatus(daemon.process) == 0)
+        #expect((try await broker.retained("scand/k2/status")) == "{\"online\":false}", "a graceful stop says goodbye")
     }
 
     /// The broker stopped for 10 s while presses go on, then started: every result arrives, in
     /// order, at least once. Then the same across a daemon restart.
-    @Test func aBrokerOutageAndADaemonRestartLoseNothing() throws {
+    @Test func aBrokerOutageAndADaemonRestartLoseNothing() async throws {
         let dir = try Fixture.temporaryFolder("scand-mqtt-outage")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let broker = try Broker(dir: dir)
-        let sub = try broker.subscribe("scand/k3/result", id: "s3")
+        let broker = try await Broker(dir: dir)
+        let sub = try await broker.subscribe("scand/k3/result", id: "s3")
         var daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: 0.2)
-        #expect(sub.wait { sub.resultSequences.count >= 3 }, "\(daemon.logText)")
-        broker.stop()
+        #expect(await sub.wait { sub.resultSequences.count >= 3 }, "\(daemon.logText)")
+        await broker.stop()
         let readsAtStop = daemon.goodReads
-        Thread.sleep(forTimeInterval: 10)
+        try await Task.sleep(for: .seconds(10))
         let readsDuringOutage = daemon.goodReads - readsAtStop
         #expect(readsDuringOutage >= 20, "presses went on: \(readsDuringOutage) reads while the broker was away")
         #expect((daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 20, "kept in the outbox")
-        try broker.start()
-        #expect(sub.wait(20) { Self.complete(sub.resultSequences, upTo: daemon.goodReads - 1) }, "\(sub.resultSequences) of \(daemon.goodReads)\n\(daemon.logText)")
-        daemon.stop()
+        try await broker.start()
+        #expect(await sub.wait(20) { Self.complete(sub.resultSequences, upTo: daemon.goodReads - 1) }, "\(sub.resultSequences) of \(daemon.goodReads)\n\(daemon.logText)")
+        await daemon.stop()
         let total = daemon.goodReads
-        #expect(sub.wait { Self.complete(sub.resultSequences, upTo: total) }, "\(sub.resultSequences) of \(total)")
+        #expect(await sub.wait { Self.complete(sub.resultSequences, upTo: total) }, "\(sub.resultSequences) of \(total)")
 
         // A daemon restart while the broker is away: the outbox file carries the results over.
-        broker.stop()
+        await broker.stop()
         daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: 0.2)
         let started = Date()
-        while daemon.goodReads < 5, Date().timeIntervalSince(started) < 10 { usleep(50_000) }
-        daemon.stop()
+        while daemon.goodReads < 5, Date().timeIntervalSince(started) < 10 { try await Task.sleep(for: .milliseconds(50)) }
+        await daemon.stop()
         let afterRestart = daemon.goodReads // results numbered on from before the restart
         #expect(afterRestart >= 5)
-        try broker.start()
+        try await broker.start()
         daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: nil)
-        #expect(sub.wait(20) { Self.complete(sub.resultSequences, upTo: total + afterRestart) },
+        #expect(await sub.wait(20) { Self.complete(sub.resultSequences, upTo: total + afterRestart) },
                 "\(sub.resultSequences) of \(total + afterRestart)\n\(daemon.logText)")
         let dupes = sub.resultSequences.count - Set(sub.resultSequences).count
         #expect(dupes <= 3, "at least once, rarely twice: \(dupes) duplicates")
-        daemon.stop()
+        await daemon.stop()
     }
 
-    @Test func passwordsAreAcceptedAndRefused() throws {
+    @Test func passwordsAreAcceptedAndRefused() async throws {
         let dir = try Fixture.temporaryFolder("scand-mqtt-auth")
         defer { try? FileManager.default.removeItem(at: dir) }
         let passwd = dir.appendingPathComponent("passwd")
@@ -157,63 +157,62 @@ import Testing
         make.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
         make.arguments = ["-c", "-b", passwd.path, "kiosk", "s3cret"]
         try make.run()
-        Broker.reap(make)
+        await Broker.reap(make)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: passwd.path)
-        let broker = try Broker(dir: dir, settings: "allow_anonymous false\npassword_file \(passwd.path)")
+        let broker = try await Broker(dir: dir, settings: "allow_anonymous false\npassword_file \(passwd.path)")
         let admin = ["-u", "kiosk", "-P", "s3cret"]
-        let sub = try broker.subscribe("scand/#", id: "s4", extra: admin)
+        let sub = try await broker.subscribe("scand/#", id: "s4", extra: admin)
         let good = dir.appendingPathComponent("good"), bad = dir.appendingPathComponent("bad")
         try "s3cret\n".write(to: good, atomically: true, encoding: .utf8)
         try "guess\n".write(to: bad, atomically: true, encoding: .utf8)
         let ok = try Daemon(dir: dir, broker: broker, id: "k4", pressEvery: 0.3, mqtt: "username = \"kiosk\"\npassword_file = \"\(good.path)\"")
-        #expect(sub.wait { sub.lines.contains { $0.hasPrefix("scand/k4/result ") } }, "\(ok.logText)")
+        #expect(await sub.wait { sub.lines.contains { $0.hasPrefix("scand/k4/result ") } }, "\(ok.logText)")
         let refused = try Daemon(dir: dir, broker: broker, id: "k5", pressEvery: 0.3, mqtt: "username = \"kiosk\"\npassword_file = \"\(bad.path)\"")
-        #expect(sub.wait { refused.logText.contains("refused by the broker") }, "\(refused.logText)")
-        #expect(sub.wait { (refused.statusJSON["connections"] as? [String: String])?.values.first?.contains("refused by the broker") == true },
+        #expect(await sub.wait { refused.logText.contains("refused by the broker") }, "\(refused.logText)")
+        #expect(await sub.wait { (refused.statusJSON["connections"] as? [String: String])?.values.first?.contains("refused by the broker") == true },
                 "\(refused.statusJSON)")
         #expect(!sub.lines.contains { $0.hasPrefix("scand/k5/") })
         let shown = try Run.scand(["status", "--file", refused.status.path])
         #expect(shown.stdout.contains("connection mqtt mqtt://127.0.0.1:\(broker.port): disconnected (refused by the broker: "), "\(shown.stdout)")
-        #expect(sub.wait { (refused.statusJSON["pendingResults"] as? Int ?? 0) > 0 }, "kept for when the password is fixed")
-        ok.stop()
-        refused.stop()
+        #expect(await sub.wait { (refused.statusJSON["pendingResults"] as? Int ?? 0) > 0 }, "kept for when the password is fixed")
+        await ok.stop()
+        await refused.stop()
     }
 
-    @Test func tlsWithTheRightCAIsAcceptedAndAnotherRefused() throws {
+    @Test func tlsWithTheRightCAIsAcceptedAndAnotherRefused() async throws {
         let dir = try Fixture.temporaryFolder("scand-mqtt-tls")
         defer { try? FileManager.default.removeItem(at: dir) }
-        func openssl(_ args: String) throws {
+        func openssl(_ args: String) async throws {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/bin/sh")
             p.arguments = ["-c", "cd \(dir.path) && openssl \(args)"]
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            Broker.reap(p)
-            if p.terminationStatus != 0 { throw BrokerError("openssl \(args) failed") }
+            if await Broker.exitStatus(p) != 0 { throw BrokerError("openssl \(args) failed") }
         }
         for ca in ["ca", "other"] {
-            try openssl("req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=\(ca) -keyout \(ca).key -out \(ca).crt")
+            try await openssl("req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=\(ca) -keyout \(ca).key -out \(ca).crt")
         }
-        try openssl("req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr")
+        try await openssl("req -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr")
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(to: dir.appendingPathComponent("san.ext"), atomically: true, encoding: .utf8)
-        try openssl("x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.crt")
+        try await openssl("x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile san.ext -out server.crt")
         let p = dir.path
         for file in try FileManager.default.contentsOfDirectory(atPath: p) { // the broker runs as its own user
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(p)/\(file)")
         }
-        let broker = try Broker(dir: dir, listener: "cafile \(p)/ca.crt\ncertfile \(p)/server.crt\nkeyfile \(p)/server.key")
+        let broker = try await Broker(dir: dir, listener: "cafile \(p)/ca.crt\ncertfile \(p)/server.crt\nkeyfile \(p)/server.key")
         let tls = ["--cafile", "\(p)/ca.crt"]
-        let sub = try broker.subscribe("scand/#", id: "s6", extra: tls)
+        let sub = try await broker.subscribe("scand/#", id: "s6", extra: tls)
         let ok = try Daemon(dir: dir, broker: broker, id: "k6", pressEvery: 0.3, mqtt: "tls_ca = \"\(p)/ca.crt\"",
                             url: "mqtts://127.0.0.1:\(broker.port)")
-        #expect(sub.wait { sub.lines.contains { $0.hasPrefix("scand/k6/result ") } }, "\(ok.logText)")
+        #expect(await sub.wait { sub.lines.contains { $0.hasPrefix("scand/k6/result ") } }, "\(ok.logText)")
         let wrong = try Daemon(dir: dir, broker: broker, id: "k7", pressEvery: 0.3, mqtt: "tls_ca = \"\(p)/other.crt\"",
                                url: "mqtts://127.0.0.1:\(broker.port)")
-        #expect(sub.wait { (wrong.statusJSON["connections"] as? [String: String])?.values.first?.contains("certificate verify failed") == true }, "\(wrong.statusJSON)")
-        Thread.sleep(forTimeInterval: 1)
+        #expect(await sub.wait { (wrong.statusJSON["connections"] as? [String: String])?.values.first?.contains("certificate verify failed") == true }, "\(wrong.statusJSON)")
+        try await Task.sleep(for: .seconds(1))
         #expect(!sub.lines.contains { $0.hasPrefix("scand/k7/") })
-        ok.stop()
-        wrong.stop()
+        await ok.stop()
+        await wrong.stop()
     }
 }
