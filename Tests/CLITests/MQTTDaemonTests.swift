@@ -50,7 +50,7 @@ import Testing
             await Broker.reap(process)
         }
 
-        var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        var logText: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
         var statusJSON: [String: Any] {
             FileManager.default.contents(atPath: status.path).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
@@ -109,6 +109,14 @@ import Testing
         await daemon.stop()
         #expect(await Broker.exitStatus(daemon.process) == 0)
         #expect((try await broker.retained("scand/k2/status")) == "{\"online\":false}", "a graceful stop says goodbye")
+        // commands = false: the topic is not even subscribed.
+        let deaf = try Daemon(dir: dir, broker: broker, id: "k2b", pressEvery: nil, mqtt: "commands = false")
+        let deafSub = try await broker.subscribe("scand/k2b/#", id: "s2b")
+        #expect(await deafSub.wait { deafSub.lines.contains { $0.hasPrefix("scand/k2b/status ") && $0.contains("\"camera\":\"available\"") } })
+        try await broker.publish("scand/k2b/cmd", "TRIGGER")
+        try await Task.sleep(for: .seconds(1))
+        #expect(!deafSub.lines.contains { $0.hasPrefix("scand/k2b/cmd/reply") } && deafSub.resultSequences.isEmpty, "\(deafSub.lines)")
+        await deaf.stop()
     }
 
     /// The broker stopped for 10 s while presses go on, then started: every result arrives, in
