@@ -1,6 +1,5 @@
 import ScanCore
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,13 +33,13 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     private let settings: SerialSettings
     private let sys: Syscalls
     /// The open port, if any: only its `Descriptor` closes it.
-    private let port = Mutex<Descriptor?>(nil)
+    private let port = Locked<Descriptor?>(nil)
     /// Held for a whole write: answers and results never interleave.
-    private let writing = Mutex(())
+    private let writing = Locked(())
     private let wake: (read: Int32, write: Int32)
     private let stream: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let reading = Mutex(false)
+    private let reading = Locked(false)
 
     /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call. With
     /// `waitForDevice`, a port that is not there yet (unplugged adapter) is not an error: it is
@@ -123,14 +122,17 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     }
 
     public func write(_ bytes: [UInt8]) throws(HardwareError) {
-        try writing.withLock { _ throws(HardwareError) in
-            let descriptor: Descriptor
-            if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }
-            let done: Void? = try descriptor.use { fd throws(HardwareError) in try write(bytes, to: fd, descriptor) }
-            if done == nil {
-                throw HardwareError(.disconnected, operation: "write", device: path, errno: EBADF, hint: "the port was closed")
+        let outcome = writing.withLock { _ in
+            Result { () throws(HardwareError) in
+                let descriptor: Descriptor
+                if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }
+                let done: Void? = try descriptor.use { fd throws(HardwareError) in try write(bytes, to: fd, descriptor) }
+                if done == nil {
+                    throw HardwareError(.disconnected, operation: "write", device: path, errno: EBADF, hint: "the port was closed")
+                }
             }
         }
+        try outcome.get()
     }
 
     private func write(_ bytes: [UInt8], to fd: Int32, _ descriptor: Descriptor) throws(HardwareError) {

@@ -18,8 +18,11 @@ import Testing
         let dir = try Fixture.temporaryFolder("scand-term")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
-        try Self.simulatedConfig().write(to: config, atomically: true, encoding: .utf8)
-        for delayMs in [0, 20, 100, 300] {
+        let status = dir.appendingPathComponent("status.json")
+        try Self.simulatedConfig(then: "[status]\nfile = \"\(status.path)\"\n").write(to: config, atomically: true, encoding: .utf8)
+        // -1: once the daemon runs (its status file is there), whatever the machine's speed.
+        for delayMs in [0, 20, 100, 300, -1] {
+            try? FileManager.default.removeItem(at: status)
             let process = Process()
             process.executableURL = Run.scand
             process.arguments = ["run", "--config", config.path, "--no-stdin"]
@@ -27,7 +30,11 @@ import Testing
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) } }
-            try await Task.sleep(for: .milliseconds(delayMs))
+            if delayMs >= 0 {
+                try await Task.sleep(for: .milliseconds(delayMs))
+            } else {
+                for _ in 0..<1000 where !FileManager.default.fileExists(atPath: status.path) { try await Task.sleep(for: .milliseconds(10)) }
+            }
             kill(process.processIdentifier, SIGTERM)
             // Bounded only to end a hang (the old daemon never ended), not a speed check.
             for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
@@ -37,7 +44,7 @@ import Testing
                 let graceful = process.terminationReason == .exit && process.terminationStatus == 0
                 let early = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM
                 #expect(graceful || early, "SIGTERM \(delayMs) ms after start: \(process.terminationReason) \(process.terminationStatus)")
-                if delayMs >= 100 { #expect(graceful) }
+                if delayMs < 0 { #expect(graceful, "SIGTERM to a running daemon: \(process.terminationReason) \(process.terminationStatus)") }
             }
         }
     }
