@@ -5,6 +5,10 @@
 # is restarted once. At the end the daemons are stopped (SIGTERM), their results counted from
 # their status files, and what arrived compared.
 #   bench/fleet.sh N SECONDS      e.g. bench/fleet.sh 50 60
+# IMAGES and FPS change what the simulated cameras play (default: the demo's samples/ at 15 fps);
+# on a 2-core machine 50 and more daemons decoding the demo's images at 15 fps saturate the
+# CPU, so that a press every 200 ms cancels each session before it reads: use e.g.
+# IMAGES=Tests/Fixtures/qr.png FPS=5 to load the broker path rather than the decoders.
 # Prints results per second received, loss (must be 0), duplicates, and the CPU (% of one core
 # over the run) and memory (RSS at the end) of the broker and of the daemons.
 set -euo pipefail
@@ -14,6 +18,9 @@ seconds=${2:?usage: bench/fleet.sh N SECONDS}
 scand=${SCAND:-.build/release/scand}
 [ -x "$scand" ] || swift build -c release --product scand >/dev/null
 command -v mosquitto >/dev/null || scripts/setup.sh
+images=$(realpath "${IMAGES:-samples/}")
+[ -d "$images" ] && images="$images/"
+fps=${FPS:-15}
 work=$(mktemp -d /tmp/scand-fleet.XXXXXX)
 chmod 777 "$work"
 pids=()
@@ -49,7 +56,7 @@ sleep 0.3
 for i in $(seq "$n"); do
   mkdir -p "$work/k$i"
   "$scand" run --config config/demo.toml --no-stdin --press-every 0.2 \
-    --set "camera.images=[\"$PWD/samples/\"]" --set 'output.serial.device=""' --set log_level=${LOG:-error} \
+    --set "camera.images=[\"$images\"]" --set "camera.fps=$fps" --set 'output.serial.device=""' --set log_level=${LOG:-error} \
     --set "outbox.directory=$work/k$i/outbox" --set "status.file=$work/k$i/status.json" \
     --set "output.mqtt.url=mqtt://127.0.0.1:$port" --set "output.mqtt.client_id=k$i" --set "output.mqtt.topic_prefix=fleet/k$i" \
     2> "$work/k$i/log" &
@@ -80,7 +87,7 @@ if [ "$pending" -gt 0 ]; then
   echo "fleet: $pending result(s) were still in outboxes at the stop; restarting those daemons to send them"
   for i in $(seq "$n"); do
     cp "$work/k$i/status.json" "$work/k$i/status-run.json"
-    "$scand" run --config config/demo.toml --no-stdin --set "camera.images=[\"$PWD/samples/\"]" --set 'output.serial.device=""' \
+    "$scand" run --config config/demo.toml --no-stdin --set "camera.images=[\"$images\"]" --set 'output.serial.device=""' \
       --set log_level=error --set "outbox.directory=$work/k$i/outbox" --set "status.file=$work/k$i/status-drain.json" \
       --set "output.mqtt.url=mqtt://127.0.0.1:$port" --set "output.mqtt.client_id=k$i" --set "output.mqtt.topic_prefix=fleet/k$i" \
       2>> "$work/k$i/log" &
@@ -93,7 +100,7 @@ if [ "$pending" -gt 0 ]; then
 fi
 sleep 2
 broker_cpu_2=$(cpu "$broker")
-python3 - "$work" "$n" "$elapsed" "$ticks" "$broker_cpu_1" "$broker_cpu_2" "$broker_rss" "${daemon_cpu[*]}" "${daemon_rss[*]}" <<'EOF'
+python3 - "$work" "$n" "$elapsed" "$ticks" "$broker_cpu_1" "$broker_cpu_2" "$broker_rss" "${daemon_cpu[*]}" "${daemon_rss[*]}" "$images at $fps fps" <<'EOF'
 import json, sys, collections
 work, n, elapsed, ticks = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 b1, b2, brss = int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
@@ -119,7 +126,7 @@ for i in range(1, n + 1):
     for s in seqs:
         if s not in seen: seen.add(s); firsts.append(s)
     disorder += sum(1 for a, b in zip(firsts, firsts[1:]) if b < a)
-print(f"fleet of {n} kiosks, {elapsed:.1f} s, broker restarted once (2 s away) halfway")
+print(f"fleet of {n} kiosks, {elapsed:.1f} s, broker restarted once (2 s away) halfway; cameras: {sys.argv[10]}")
 print(f"results: {sent} read, {received} received = {received / elapsed:.1f}/s; lost {lost}; duplicates {dupes}; out of order {disorder}")
 print(f"broker: CPU {100 * (b1 + b2) / ticks / elapsed:.1f} % of one core, RSS {brss / 1024:.1f} MiB (after its restart)")
 avg = sum(dcpu) / len(dcpu)

@@ -31,6 +31,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private let state = Locked(State())
     /// Serialises publishing results (oldest first, one at a time).
     private let sending = Locked(())
+    /// Held from a result's publish until its message id is recorded.
+    private let publishing = Locked(())
 
     private struct State {
         var connected = false
@@ -121,11 +123,18 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     }
 
     private func publish(_ entry: Outbox.Entry) throws {
-        switch client.publish("\(prefix)/result", entry.bytes, qos: qos) {
+        // The broker's PUBACK can come back (on the network thread) before `publish` returns
+        // the message id: the id is recorded under `publishing`, which `acknowledged` takes too.
+        let outcome = publishing.withLock { _ -> Result<Int32, MQTTError> in
+            let outcome = client.publish("\(prefix)/result", entry.bytes, qos: qos)
+            if case .success(let mid) = outcome, qos > 0 { state.withLock { $0.inFlight[mid] = (entry.seq, 0) } }
+            return outcome
+        }
+        switch outcome {
         case .failure(let error):
             throw HardwareErrorLike("result \(entry.seq) not published (\(error)); kept and published in order when the broker takes it")
-        case .success(let mid):
-            if qos == 0 { outbox.done(entry.seq) } else { state.withLock { $0.inFlight[mid] = (entry.seq, 0) } }
+        case .success:
+            if qos == 0 { outbox.done(entry.seq) }
         }
     }
 
@@ -148,10 +157,10 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     }
 
     private func acknowledged(_ mid: Int32) {
-        let seq = state.withLock { s -> Int? in
+        let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
             return s.inFlight.removeValue(forKey: mid)?.seq
-        }
+        } }
         if let seq { outbox.done(seq) }
     }
 
