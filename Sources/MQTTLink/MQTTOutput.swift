@@ -98,13 +98,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
         var bytes = OutputFormat.jsonLines.render(result, unixMillis: unixMillis)
         if bytes.last == 10 { bytes.removeLast() }
-        let added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: bytes))
-        if let problem = added.notStored {
-            logger.error("output \(name): result \(result.sequence) not stored in the outbox (\(problem)); kept in memory and sent")
-        }
-        if let dropped = added.dropped {
-            logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
-        }
+        try outbox.keep(Outbox.Entry(seq: result.sequence, bytes: bytes), for: name, logger: logger)
         try flush()
     }
 

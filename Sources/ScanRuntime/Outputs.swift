@@ -93,13 +93,7 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
     public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored, parked: state.withLock { $0.parked }) }
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
-        let added = try outbox.add(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)))
-        if let problem = added.notStored {
-            logger.error("output \(name): result \(result.sequence) not stored in the outbox (\(problem)); kept in memory and sent")
-        }
-        if let dropped = added.dropped {
-            logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
-        }
+        try outbox.keep(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)), for: name, logger: logger)
         try flush()
     }
 
@@ -142,6 +136,20 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
         guard requiresAck, state.withLock({ $0.awaitingAck.removeValue(forKey: seq) != nil }) else { return false }
         outbox.done(seq)
         return true
+    }
+}
+
+extension Outbox {
+    /// Adds a result for output `name`, saying in the log what the outbox could not do (store it
+    /// on disk; keep it without dropping the oldest).
+    public func keep(_ entry: Entry, for name: String, logger: Logger) throws {
+        let added = try add(entry)
+        if let problem = added.notStored {
+            logger.error("output \(name): result \(entry.seq) not stored in the outbox (\(problem)); kept in memory and sent")
+        }
+        if let dropped = added.dropped {
+            logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
+        }
     }
 }
 
