@@ -83,7 +83,6 @@ let package = Package(
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTTLink", "ScanRuntime", "ScanCore", "ScanHardware", "ScanConfig"]),
     ],
     cxxLanguageStandard: .cxx17
 )
