@@ -34,8 +34,10 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     private let sys: Syscalls
     /// The open port, if any: only its `Descriptor` closes it.
     private let port = Locked<Descriptor?>(nil)
-    /// Held for a whole write: answers and results never interleave.
-    private let writing = Locked(())
+    /// Held for a whole write: answers and results never interleave. (Its value counts the
+    /// writes; a `Locked` of an empty type made ThreadSanitizer report its zero-size access
+    /// against the object's header.)
+    private let writing = Locked(0)
     private let wake: (read: Int32, write: Int32)
     private let stream: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
@@ -122,8 +124,9 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     }
 
     public func write(_ bytes: [UInt8]) throws(HardwareError) {
-        let outcome = writing.withLock { _ in
-            Result { () throws(HardwareError) in
+        let outcome = writing.withLock { writes in
+            writes &+= 1
+            return Result { () throws(HardwareError) in
                 let descriptor: Descriptor
                 if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }
                 let done: Void? = try descriptor.use { fd throws(HardwareError) in try write(bytes, to: fd, descriptor) }

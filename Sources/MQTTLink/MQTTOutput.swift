@@ -30,9 +30,9 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private var client: MQTTClient!
     private let state = Locked(State())
     /// Serialises publishing results (oldest first, one at a time).
-    private let sending = Locked(())
+    private let sending = Locked(0)
     /// Held from a result's publish until its message id is recorded.
-    private let publishing = Locked(())
+    private let publishing = Locked(0)
 
     private struct State {
         var connected = false

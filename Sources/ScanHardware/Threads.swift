@@ -24,20 +24,30 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) {
 /// (continuations included, which `Mutex`'s region checks do not let escape). ThreadSanitizer
 /// sees a pthread mutex; it does not see `Mutex`'s futex on Linux, so state shared with a
 /// thread of our own (spawnThread) goes here.
+///
+/// The mutex lives at a fixed heap address of its own: `&mutex` on a stored property would be a
+/// Swift access to the property, begun before the lock is held (ThreadSanitizer reported four
+/// writers on one `Locked` as racing there).
 public final class Locked<State>: @unchecked Sendable {
     private var state: State
-    private var mutex = pthread_mutex_t()
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     public init(_ state: State) {
         self.state = state
-        pthread_mutex_init(&mutex, nil)
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
     }
 
-    deinit { pthread_mutex_destroy(&mutex) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
 
     public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
 }
