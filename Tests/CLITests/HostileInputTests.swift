@@ -35,15 +35,17 @@ import Testing
                 """.write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
             let arguments = ["run", "--config", self.dir.appendingPathComponent("scand.toml").path, "--no-stdin"]
-            if let maxFiles {
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-                process.arguments = ["--nofile=\(maxFiles)", Run.scand.path] + arguments
-            } else {
-                process.executableURL = Run.scand
-                process.arguments = arguments
-            }
+            let command = (maxFiles.map { ["/usr/bin/prlimit", "--nofile=\($0)"] } ?? []) + [Run.scand.path] + arguments
+            // The shell opens the log in the child and execs the daemon (same pid): the log does
+            // not depend on a descriptor handed down from this busy test process (twice in CI
+            // the daemon answered on its pty while its log stayed empty).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh"] + command
+            var environment = ProcessInfo.processInfo.environment
+            environment["SCAND_TEST_LOG"] = log.path
+            process.environment = environment
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardError = FileHandle.nullDevice
             try process.run()
         }
 

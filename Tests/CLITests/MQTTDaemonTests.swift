@@ -34,10 +34,15 @@ import Testing
                 keepalive = 5
                 \(mqtt)
                 """.write(to: config, atomically: true, encoding: .utf8)
-            process.executableURL = Run.scand
-            process.arguments = ["run", "--config", config.path, "--no-stdin"] + (pressEvery.map { ["--press-every", "\($0)"] } ?? [])
+            // The shell opens the log in the child and execs the daemon (see HostileInputTests).
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh", Run.scand.path, "run", "--config", config.path, "--no-stdin"]
+                + (pressEvery.map { ["--press-every", "\($0)"] } ?? [])
+            var environment = ProcessInfo.processInfo.environment
+            environment["SCAND_TEST_LOG"] = log.path
+            process.environment = environment
             FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
+            process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
             try process.run()
         }
