@@ -44,7 +44,7 @@ import Testing
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            try Broker.launch(process)
         }
 
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
