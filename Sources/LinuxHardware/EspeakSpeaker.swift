@@ -348,24 +348,10 @@ final class WAVSink: AudioSink {
     func finish(cut: () -> Bool) throws(HardwareError) {
         Self.written += 1
         let path = directory + "/announcement-\(getpid())-\(Self.written).wav"
-        let bytes = WAV.encode(samples, rate: Int(rate))
-        let temporary = path + ".part"
-        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw HardwareError(HardwareError.kind(forErrno: Glibc.errno), operation: "open", device: temporary, errno: Glibc.errno) }
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && Glibc.errno == EINTR { continue }
-            guard n > 0 else {
-                let e = Glibc.errno
-                Glibc.close(fd)
-                unlink(temporary)
-                throw HardwareError(HardwareError.kind(forErrno: e), operation: "write", device: temporary, errno: e)
-            }
-            done += n
+        do { try FileBytes.writeAtomically(WAV.encode(samples, rate: Int(rate)), to: path) } catch {
+            let code = error.errno ?? 0
+            throw HardwareError(HardwareError.kind(forErrno: code), operation: "write", device: path, errno: code, hint: error.reason)
         }
-        Glibc.close(fd)
-        guard rename(temporary, path) == 0 else { throw HardwareError(.other, operation: "rename", device: path, errno: Glibc.errno) }
     }
 
     func close(cut: Bool) { samples = [] }

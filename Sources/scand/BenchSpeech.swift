@@ -37,7 +37,7 @@ struct SpeechBench: AsyncParsableCommand {
     func run() async throws {
         let dir = "/tmp/scand-bench-speech-\(getpid())"
         mkdir(dir, 0o755)
-        defer { _ = try? FileManagerless.removeTree(dir) }
+        defer { _ = try? BenchFiles.removeTree(dir) }
         let v = EspeakSpeaker.Voice(name: voice)
         let period = 1000.0 / 30
         var wholeOnDevice = 0.0
@@ -59,7 +59,7 @@ struct SpeechBench: AsyncParsableCommand {
         }
         // Synthesis speed: the audio's length (from a WAV file) against the time the whole
         // announcement took on the device (ALSA's null PCM does not play in real time).
-        if let bytes = ((try? FileManagerless.sizes(dir)) ?? []).first {
+        if let bytes = ((try? BenchFiles.sizes(dir)) ?? []).first {
             let audio = Double(bytes - 44) / 2 / 22050 * 1000
             print("synthesis: \(fixed(audio, 0)) ms of audio made in \(fixed(wholeOnDevice, 1)) ms = \(fixed(audio / wholeOnDevice, 0))x real time"
                   + (device == "null" ? " (on a sound card an announcement lasts as long as its audio)" : ""))
@@ -88,7 +88,7 @@ struct SpeechBench: AsyncParsableCommand {
         await talker.value
         silent = (silent + decodeAll()) / 2 // silence before and after, against drift
         print("decoding \(frames) frames: \(fixed(silent, 0)) ms in silence, \(fixed(loud, 0)) ms while speaking "
-              + "(\(said.withLock { $0 }) announcements) = \(fixed(loud / silent, 2))x; \(ProcessInfoless.cores) cores")
+              + "(\(said.withLock { $0 }) announcements) = \(fixed(loud / silent, 2))x; \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores")
     }
 
     /// Milliseconds from `say` to the first sample and to the end.
@@ -104,8 +104,8 @@ struct SpeechBench: AsyncParsableCommand {
     }
 }
 
-/// Small file helpers without Foundation.
-enum FileManagerless {
+/// The bench's WAV folder: file sizes, and removal at the end.
+enum BenchFiles {
     static func sizes(_ dir: String) throws -> [Int] {
         guard let d = opendir(dir) else { return [] }
         defer { closedir(d) }
@@ -128,8 +128,4 @@ enum FileManagerless {
         closedir(d)
         rmdir(dir)
     }
-}
-
-enum ProcessInfoless {
-    static var cores: Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
