@@ -44,6 +44,8 @@ let package = Package(
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
         .target(name: "ScanConfig", dependencies: ["ScanCore", "ScanHardware"]),
+        // What the camera sees, for a person: snapshots with overlays, measures, guidance.
+        .target(name: "Viewfinder", dependencies: ["ScanCore", "ScanHardware", "Decoding", "ImageLoading"]),
         .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading", "ScanRuntime"]),
         .target(
             name: "LinuxHardware",
@@ -75,6 +77,7 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(
             name: "ScanRuntimeTests",

@@ -143,3 +143,118 @@ int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uin
     *out = pixels;
     return 0;
 }
+
+int scand_png_to_rgb(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                     int *width, int *height, char *err, size_t errlen) {
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&image, data, length)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        png_image_free(&image);
+        return -1;
+    }
+    if ((size_t)image.width * (size_t)image.height > max_pixels) {
+        snprintf(err, errlen, "PNG: %ux%u is more than %zu pixels; not decoded", image.width,
+                 image.height, max_pixels);
+        png_image_free(&image);
+        return -1;
+    }
+    image.format = PNG_FORMAT_RGB;
+    size_t size = PNG_IMAGE_SIZE(image);
+    uint8_t *pixels = malloc(size ? size : 1);
+    if (pixels == NULL) {
+        snprintf(err, errlen, "PNG: out of memory for %ux%u", image.width, image.height);
+        png_image_free(&image);
+        return -1;
+    }
+    png_color background = {255, 255, 255};
+    if (!png_image_finish_read(&image, &background, pixels, 0, NULL)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        free(pixels);
+        png_image_free(&image);
+        return -1;
+    }
+    *width = (int)image.width;
+    *height = (int)image.height;
+    *out = pixels;
+    return 0;
+}
+
+int scand_png_encode(const uint8_t *pixels, int width, int height, int stride, int channels,
+                     uint8_t **out, size_t *out_length, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || (channels != 1 && channels != 3) || stride < width * channels) {
+        snprintf(err, errlen, "PNG: cannot encode a %dx%d image of %d channels, stride %d", width,
+                 height, channels, stride);
+        return -1;
+    }
+    png_image image;
+    memset(&image, 0, sizeof image);
+    image.version = PNG_IMAGE_VERSION;
+    image.width = (png_uint_32)width;
+    image.height = (png_uint_32)height;
+    image.format = channels == 3 ? PNG_FORMAT_RGB : PNG_FORMAT_GRAY;
+    png_alloc_size_t size = 0;
+    /* First the size, then the bytes. */
+    if (!png_image_write_to_memory(&image, NULL, &size, 0, pixels, stride, NULL)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        png_image_free(&image);
+        return -1;
+    }
+    uint8_t *buffer = malloc(size ? size : 1);
+    if (buffer == NULL) {
+        snprintf(err, errlen, "PNG: out of memory for %zu bytes", (size_t)size);
+        return -1;
+    }
+    if (!png_image_write_to_memory(&image, buffer, &size, 0, pixels, stride, NULL)) {
+        snprintf(err, errlen, "PNG: %s", image.message);
+        free(buffer);
+        png_image_free(&image);
+        return -1;
+    }
+    *out = buffer;
+    *out_length = (size_t)size;
+    return 0;
+}
+
+int scand_jpeg_from_gray(const uint8_t *pixels, int width, int height, int stride, int quality,
+                         uint8_t **out, size_t *out_length, char *err, size_t errlen) {
+    if (width <= 0 || height <= 0 || stride < width || quality < 1 || quality > 100) {
+        snprintf(err, errlen, "JPEG: cannot encode a %dx%d image, stride %d, quality %d", width,
+                 height, stride, quality);
+        return -1;
+    }
+    struct jpeg_compress_struct cinfo;
+    struct jpeg_fail fail;
+    unsigned char *volatile buffer = NULL;
+    unsigned long length = 0;
+    memset(&cinfo, 0, sizeof cinfo);
+    cinfo.err = jpeg_std_error(&fail.mgr);
+    fail.mgr.error_exit = jpeg_fail_exit;
+    fail.truncated = 0;
+    if (setjmp(fail.jump)) {
+        snprintf(err, errlen, "JPEG: %s", fail.message);
+        jpeg_destroy_compress(&cinfo);
+        free(buffer);
+        return -1;
+    }
+    jpeg_create_compress(&cinfo);
+    jpeg_mem_dest(&cinfo, (unsigned char **)&buffer, &length);
+    cinfo.image_width = (JDIMENSION)width;
+    cinfo.image_height = (JDIMENSION)height;
+    cinfo.input_components = 1;
+    cinfo.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&cinfo);
+    jpeg_set_quality(&cinfo, quality, TRUE);
+    cinfo.dct_method = JDCT_IFAST;
+    jpeg_start_compress(&cinfo, TRUE);
+    while (cinfo.next_scanline < cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)cinfo.next_scanline * (size_t)stride);
+        jpeg_write_scanlines(&cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&cinfo);
+    jpeg_destroy_compress(&cinfo);
+    *out = buffer;
+    *out_length = (size_t)length;
+    return 0;
+}

@@ -26,4 +26,21 @@ int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, si
 /// after the header, before allocation.
 int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
                       int *width, int *height, char *err, size_t errlen);
+
+/// Decodes a PNG to 8-bit RGB (3 bytes a pixel), as `scand_png_to_gray` does to gray.
+int scand_png_to_rgb(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                     int *width, int *height, char *err, size_t errlen);
+
+/*
+ * Encoders, for snapshots and the setup page's preview. On success `*out` is a malloc'd buffer
+ * of `*out_length` bytes that the caller frees with free(3).
+ */
+
+/// Encodes `channels` (1: gray, 3: RGB) bytes a pixel, rows `stride` bytes apart, as a PNG.
+int scand_png_encode(const uint8_t *pixels, int width, int height, int stride, int channels,
+                     uint8_t **out, size_t *out_length, char *err, size_t errlen);
+
+/// Encodes a gray image, rows `stride` bytes apart, as a baseline JPEG of `quality` (1-100).
+int scand_jpeg_from_gray(const uint8_t *pixels, int width, int height, int stride, int quality,
+                         uint8_t **out, size_t *out_length, char *err, size_t errlen);
 #endif

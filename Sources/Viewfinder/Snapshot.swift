@@ -1,0 +1,137 @@
+import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+
+/// One frame as the pipeline sees it: the codes it reads inside the viewport, the code-like
+/// regions it could not read, guidance and measures. `render()` draws it for a person; `json`
+/// says it for a program. Used by `scand snapshot` and the setup page.
+public struct Snapshot: Sendable {
+    public var frame: GrayFrame
+    public var viewport: Viewport
+    /// Codes read inside the viewport, nearest its centre first.
+    public var symbols: [Symbol]
+    /// Code-like regions seen when nothing was read (frame pixels, largest first).
+    public var regions: [PixelRect]
+    public var advice: [Advice]
+    public var measures: FrameMeasures
+    /// What the camera delivers, e.g. `640x480 GREY from /dev/video0`.
+    public var capture: String
+
+    /// Decodes `frame` inside `viewport` with `decoder` and, when nothing is read, asks
+    /// `Guidance` why.
+    public init(frame: GrayFrame, viewport: Viewport, decoder: any BarcodeDecoder, torchOn: Bool, capture: String) {
+        self.frame = frame
+        self.viewport = viewport
+        self.capture = capture
+        let v = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
+        symbols = decoder.decode(frame, viewport: viewport)
+            .sortedByDistance(toX: Double(v.x) + Double(v.width) / 2, y: Double(v.y) + Double(v.height) / 2)
+        measures = FrameMeasures(frame: frame, viewport: viewport)
+        if symbols.isEmpty {
+            (advice, regions) = Guidance.assess(frame, viewport: viewport, torchOn: torchOn)
+        } else {
+            advice = []
+            regions = []
+        }
+    }
+
+    public static let viewportColour = RGB(0, 190, 255)
+    public static let codeColour = RGB(0, 230, 60)
+    public static let regionColour = RGB(255, 150, 0)
+    public static let adviceColour = RGB(255, 230, 0)
+
+    /// The frame in colour with the viewport (blue), each read code's outline (green) with its
+    /// symbology and text, unread code-like regions (orange), guidance (yellow, top) and a status
+    /// line (bottom): capture, brightness, focus, blown-out share.
+    public func render() -> RGBImage {
+        var image = RGBImage(gray: frame)
+        let scale = frame.width >= 640 ? 2 : 1
+        let thick = frame.width >= 640 ? 2 : 1
+        let v = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
+        Draw.rectangle(PixelRect(x: v.x, y: v.y, width: v.width, height: v.height), thickness: thick, Self.viewportColour, on: &image)
+        for region in regions {
+            Draw.rectangle(region, thickness: thick, Self.regionColour, on: &image)
+        }
+        for symbol in symbols where symbol.corners.count >= 2 {
+            Draw.polygon(symbol.corners, thickness: thick + 1, Self.codeColour, on: &image)
+            let top = symbol.corners.min { $0.y < $1.y }!, left = symbol.corners.min { $0.x < $1.x }!
+            let label = Self.printable("\(symbol.symbology.rawValue): \(symbol.text)", max: 40)
+            Draw.label(label, x: left.x, y: top.y - (BitmapFont.glyphHeight + 3) * scale, scale: scale, Self.codeColour, on: &image)
+        }
+        var y = 4
+        for advice in advice {
+            Draw.label(Self.printable(advice.message, max: 60), x: 4, y: y, scale: scale, Self.adviceColour, on: &image)
+            y += (BitmapFont.glyphHeight + 4) * scale
+        }
+        let status = "\(capture) | \(measures.summary)"
+        Draw.label(Self.printable(status, max: 120), x: 4, y: frame.height - (BitmapFont.glyphHeight + 4) * scale,
+                   scale: frame.width >= 1000 ? 2 : 1, RGB(255, 255, 255), on: &image)
+        return image
+    }
+
+    /// One JSON object: size, viewport, codes (with corners), regions, guidance, measures.
+    public var json: String {
+        let codes = symbols.map { s in
+            "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),\"corners\":["
+                + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
+        }
+        return "{\"width\":\(frame.width),\"height\":\(frame.height),\"capture\":\(JSONText.string(capture)),"
+            + "\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)],"
+            + "\"codes\":[\(codes.joined(separator: ","))],"
+            + "\"regions\":[\(regions.map { "[\($0.x),\($0.y),\($0.width),\($0.height)]" }.joined(separator: ","))],"
+            + "\"guidance\":[\(advice.map(\.json).joined(separator: ","))],\(measures.jsonFields)}"
+    }
+
+    /// `text` with anything the font cannot draw as `?`, cut to `max` characters.
+    static func printable(_ text: String, max: Int) -> String {
+        var out = String(String.UnicodeScalarView(text.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? $0 : "?" }))
+        if out.count > max { out = String(out.prefix(max - 3)) + "..." }
+        return out
+    }
+}
+
+/// Lines, boxes and labels on an `RGBImage`, clipped to it.
+enum Draw {
+    static func line(from a: PixelPoint, to b: PixelPoint, thickness: Int, _ colour: RGB, on image: inout RGBImage) {
+        // Bresenham, each point a thickness-wide square.
+        var x = a.x, y = a.y
+        let dx = abs(b.x - a.x), dy = -abs(b.y - a.y)
+        let sx = a.x < b.x ? 1 : -1, sy = a.y < b.y ? 1 : -1
+        var err = dx + dy
+        let lo = -(thickness - 1) / 2, hi = thickness / 2
+        var steps = 0
+        while steps <= 20_000 {
+            for oy in lo...hi { for ox in lo...hi { image.set(x: x + ox, y: y + oy, colour) } }
+            if x == b.x && y == b.y { break }
+            let e2 = 2 * err
+            if e2 >= dy { err += dy; x += sx }
+            if e2 <= dx { err += dx; y += sy }
+            steps += 1
+        }
+    }
+
+    static func polygon(_ points: [PixelPoint], thickness: Int, _ colour: RGB, on image: inout RGBImage) {
+        for i in points.indices {
+            line(from: points[i], to: points[(i + 1) % points.count], thickness: thickness, colour, on: &image)
+        }
+    }
+
+    static func rectangle(_ r: PixelRect, thickness: Int, _ colour: RGB, on image: inout RGBImage) {
+        let x1 = r.x + r.width - 1, y1 = r.y + r.height - 1
+        let inset = thickness / 2
+        polygon([PixelPoint(x: r.x + inset, y: r.y + inset), PixelPoint(x: x1 - inset, y: r.y + inset),
+                 PixelPoint(x: x1 - inset, y: y1 - inset), PixelPoint(x: r.x + inset, y: y1 - inset)],
+                thickness: thickness, colour, on: &image)
+    }
+
+    /// Text on a black band, kept inside the image.
+    static func label(_ text: String, x: Int, y: Int, scale: Int, _ colour: RGB, on image: inout RGBImage) {
+        let w = BitmapFont.width(of: text, scale: scale) + 2 * scale, h = (BitmapFont.glyphHeight + 2) * scale
+        let left = max(0, min(x, image.width - w)), top = max(0, min(y, image.height - h))
+        for yy in top..<min(image.height, top + h) {
+            for xx in left..<min(image.width, left + w) { image.set(x: xx, y: yy, RGB(0, 0, 0)) }
+        }
+        BitmapFont.draw(text, x: left + scale, y: top + scale, scale: scale, colour: colour, on: &image)
+    }
+}
