@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // The setup page and the control socket (HTTP): FlyingFox, small and quick to build.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // System libraries: module maps plus small headers for what Swift cannot import.
@@ -54,10 +56,21 @@ let package = Package(
         .target(
             name: "ScanRuntime",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ScanConfig",
+                "ScanCore", "ScanHardware", "Decoding", "ScanConfig", "Viewfinder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .target(
+            name: "SetupPage",
+            dependencies: [
+                "ScanCore", "ScanHardware", "Viewfinder", "ImageLoading",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            // FlyingFox's proxy handler imports FoundationNetworking, which needs libcurl
+            // (libcurl4-openssl-dev) when the Swift libraries are linked statically.
+            linkerSettings: [.linkedLibrary("curl")]
         ),
         .target(
             name: "MQTTLink",
@@ -67,7 +80,7 @@ let package = Package(
             name: "scand",
             dependencies: [
                 "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig",
-                "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink",
+                "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

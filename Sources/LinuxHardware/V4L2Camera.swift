@@ -279,3 +279,39 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         return try await stream.next()
     }
 }
+
+extension V4L2Camera: AdjustableCamera {
+    /// The controls among `CameraControl.ids` that the open camera offers and has enabled, with
+    /// their ranges and current values (`VIDIOC_QUERYCTRL`, `VIDIOC_G_CTRL`).
+    public func controlSettings() throws(HardwareError) -> [CameraControlSetting] {
+        let (fd, sys) = try openDescriptor("VIDIOC_QUERYCTRL")
+        var out: [CameraControlSetting] = []
+        for (name, id) in CameraControl.ids.sorted(by: { $0.key < $1.key }) {
+            var query = v4l2_queryctrl()
+            query.id = id
+            guard sys.ioctl(fd, scand_VIDIOC_QUERYCTRL, &query) == 0, query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 else { continue }
+            var control = v4l2_control(id: id, value: 0)
+            let value = sys.ioctl(fd, scand_VIDIOC_G_CTRL, &control) == 0 ? Int(control.value) : Int(query.default_value)
+            out.append(CameraControlSetting(name: name, minimum: Int(query.minimum), maximum: Int(query.maximum),
+                                            step: Int(query.step), defaultValue: Int(query.default_value), value: value))
+        }
+        return out
+    }
+
+    /// Sets a control by its config name now (`VIDIOC_S_CTRL`); the driver may clamp the value.
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
+        guard let id = CameraControl.ids[name] else {
+            throw HardwareError(.invalidFormat, operation: "VIDIOC_S_CTRL", device: self.name,
+                                hint: "no control \(name); known: \(CameraControl.ids.keys.sorted().joined(separator: ", "))")
+        }
+        let (fd, sys) = try openDescriptor("VIDIOC_S_CTRL")
+        var control = v4l2_control(id: id, value: Int32(clamping: value))
+        try sys.check("VIDIOC_S_CTRL", device: self.name) { sys.ioctl(fd, scand_VIDIOC_S_CTRL, &control) }
+    }
+
+    private func openDescriptor(_ operation: String) throws(HardwareError) -> (Int32, Syscalls) {
+        let (fd, sys) = state.withLock { ($0.fd, $0.sys) }
+        guard fd >= 0 else { throw HardwareError(.notFound, operation: operation, device: name, hint: "the camera is not open") }
+        return (fd, sys)
+    }
+}

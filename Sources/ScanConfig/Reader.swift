@@ -24,7 +24,7 @@ struct Reader {
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status", "feedback"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status", "feedback", "control", "web"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
 
@@ -222,6 +222,25 @@ struct Reader {
         let events = table(top["events"], "events", allowed: ["socket"])
         let es = string(events, "events.socket", default: "")
         c.eventSocket = es.isEmpty ? nil : es
+        let control = table(top["control"], "control", allowed: ["socket"])
+        let cs = string(control, "control.socket", default: c.controlSocket ?? "")
+        c.controlSocket = cs.isEmpty ? nil : cs
+        let web = table(top["web"], "web", allowed: ["listen", "token"])
+        let listen = string(web, "web.listen", default: "")
+        let token = string(web, "web.token", default: "")
+        if !listen.isEmpty {
+            if let address = ListenAddress(listen) { c.webListen = address } else {
+                fail("web.listen", "\"\(listen)\" is not host:port, e.g. \"127.0.0.1:8080\"")
+            }
+        }
+        if !token.isEmpty {
+            if token.utf8.count < 16 || token.utf8.count > 256 || !token.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }) {
+                fail("web.token", "must be 16 to 256 printable ASCII characters without spaces (e.g. from `openssl rand -hex 16`)")
+            } else { c.webToken = token }
+        }
+        if let address = c.webListen, !address.isLoopback, c.webToken == nil {
+            fail("web.listen", "\(address) is not a loopback address: set web.token too (every request must then carry it)")
+        }
         c.serial.dataBits = int(serial, "output.serial.data_bits", default: 8, range: 5...8)
         c.serial.stopBits = int(serial, "output.serial.stop_bits", default: 1, range: 1...2)
         c.serial.parity = choice(serial, "output.serial.parity", default: SerialParity.none)

@@ -150,6 +150,11 @@ public struct ScandConfig: Equatable, Sendable {
     public var metricsFile: String?
     /// A Unix socket streaming JSON events, or nil.
     public var eventSocket: String?
+    /// The control socket (HTTP over a Unix socket: `scand snapshot`, `curl --unix-socket`), or nil.
+    public var controlSocket: String? = "/run/scand/control.sock"
+    /// `[web]`: the setup page's address (nil: off) and the token every request must carry.
+    public var webListen: ListenAddress?
+    public var webToken: String?
     /// A file scand rewrites with its status and metrics, or nil.
     public var statusFile: String?
     public var logLevel = LogLevel.info

@@ -75,6 +75,35 @@ public protocol FrameSource: AnyObject, Sendable {
     var summary: String { get }
 }
 
+/// A camera control a person may adjust while the camera runs (the setup page's sliders), by the
+/// name the config uses under `[camera.controls]`.
+public struct CameraControlSetting: Sendable, Equatable {
+    public var name: String
+    public var minimum: Int
+    public var maximum: Int
+    public var step: Int
+    public var defaultValue: Int
+    /// The value now.
+    public var value: Int
+
+    public init(name: String, minimum: Int, maximum: Int, step: Int = 1, defaultValue: Int, value: Int) {
+        self.name = name
+        self.minimum = minimum
+        self.maximum = maximum
+        self.step = max(1, step)
+        self.defaultValue = defaultValue
+        self.value = value
+    }
+}
+
+/// A camera whose controls can be read and changed while it is open.
+public protocol AdjustableCamera: AnyObject, Sendable {
+    /// The controls the open camera offers, among those scand knows by name.
+    func controlSettings() throws(HardwareError) -> [CameraControlSetting]
+    /// Sets control `name` to `value` now (not saved: the config keeps what the camera opens with).
+    func setControl(_ name: String, to value: Int) throws(HardwareError)
+}
+
 /// A serial port to a host.
 public protocol SerialPort: AnyObject, Sendable {
     var name: String { get }

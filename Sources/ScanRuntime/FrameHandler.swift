@@ -2,6 +2,7 @@ import Decoding
 import ScanCore
 import ScanHardware
 import Synchronization
+import Viewfinder
 
 /// What the capture child does with the frames it takes.
 public enum CaptureWork: Equatable, Sendable {
@@ -33,6 +34,9 @@ public final class FrameHandler: @unchecked Sendable {
         let look: FirstLook
         let decoder: any StagedDecoder
         let grid: [UInt8]
+        /// The frame and viewport, for guidance when the deep passes find nothing too.
+        let frame: GrayFrame
+        let viewport: Viewport
     }
 
     /// The inputs of `frame`'s first look under `work` (the change detector, a staged decoder's
@@ -51,13 +55,19 @@ public final class FrameHandler: @unchecked Sendable {
         let seconds = (ContinuousClock.now - started).milliseconds / 1000
         let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
         inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness))
-        let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid) : nil
+        let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
+                                                          frame: frame, viewport: tuning.viewport) : nil
         return (inputs, deep)
     }
 
     /// Whether the scene in view has changed since `job`'s frame (its deep passes are moot).
     public func sceneMovedOn(since job: DeepJob) -> Bool {
         SceneChangeDetector.differs(job.grid, newest.withLock { $0 })
+    }
+
+    /// Guidance for `job`'s frame (its deep passes found nothing).
+    public static func guidance(_ job: DeepJob, torchOn: Bool) -> LoopInput {
+        .guidance(session: job.session, Guidance.assess(job.frame, viewport: job.viewport, torchOn: torchOn).advice)
     }
 
     /// The deep passes of `job`; nothing when `abandon` says so between passes (the session

@@ -2,6 +2,7 @@ import Decoding
 import Logging
 import ScanCore
 import ScanHardware
+import Viewfinder
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,8 @@ public enum LoopInput: Sendable, Equatable {
     case speechStarted(id: Int)
     /// The speaker ended announcement `id`.
     case speechEnded(id: Int, SpeechEnd)
+    /// Guidance for the person aiming, from a frame of `session` that could not be read.
+    case guidance(session: Int, [Advice])
 }
 
 /// The kiosk's decisions and their execution, one step at a time: the `KioskMachine`, the
@@ -71,6 +74,10 @@ public final class KioskLoop {
 
     /// The session whose frames are wanted, if capture runs.
     public private(set) var capturing: Int?
+    /// Viewers (a snapshot, the setup page's preview) that want frames: the stream runs for them.
+    private var viewers = 0
+    /// The session's guidance now (empty between sessions).
+    public private(set) var guidance: [Advice] = []
 
     /// What the capture child does with frames now.
     public var work: CaptureWork {
@@ -157,6 +164,15 @@ public final class KioskLoop {
         finishStep()
     }
 
+    /// A viewer starts (`true`) or stops wanting frames; while any does, the camera streams
+    /// (frames not decoded outside sessions), as for a warm camera.
+    public func view(_ on: Bool, now: Duration) {
+        self.now = max(self.now, now)
+        viewers = max(0, viewers + (on ? 1 : -1))
+        if !stopped { updateStream() }
+        finishStep()
+    }
+
     /// Applies new settings, viewport and decoder (SIGHUP, `SET`). Hardware stays as it is.
     public func reload(_ new: KioskTuning, now: Duration) {
         tuning = new
@@ -205,7 +221,8 @@ public final class KioskLoop {
                     decodeSeconds: decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,
                     pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
                     outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
-                    connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } })
+                    connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: guidance,
+                    viewport: tuning.viewport)
     }
 
     // MARK: - Steps
@@ -271,6 +288,9 @@ public final class KioskLoop {
             guard let asked = announced[id] else { return }
             lastSpeechDelay = now - asked
             logger.debug("announcement \(id): first sample \(lastSpeechDelay! / .milliseconds(1)) ms after it was asked for")
+        case .guidance(let session, let advice):
+            guard capturing == session, advice != guidance else { return }
+            setGuidance(advice)
         case .speechEnded(let id, let end):
             announced[id] = nil
             if case .failed(let reason) = end { logger.error("speaker: announcement \(id) not said: \(reason)") }
@@ -300,6 +320,7 @@ public final class KioskLoop {
         case .stopCapture:
             event("scanning-stopped", [:])
             capturing = nil
+            if !guidance.isEmpty { setGuidance([]) }
             changeStream(stopping: true)
         case .cameraDuty(let new):
             duty = new
@@ -377,6 +398,13 @@ public final class KioskLoop {
         }
     }
 
+    private func setGuidance(_ advice: [Advice]) {
+        guidance = advice
+        changed = true
+        if let first = advice.first { logger.info("guidance: \(first.message)") }
+        event("guidance", ["advice": "[" + advice.map(\.json).joined(separator: ",") + "]"])
+    }
+
     private func changeStream(stopping: Bool) {
         if deferStream { streamChange = (streamChange ?? false) || stopping } else { updateStream(stopping: stopping) }
     }
@@ -394,7 +422,7 @@ public final class KioskLoop {
     /// `stopping`: a session's stop, which stops a stream nobody else needs even when it is
     /// believed stopped (safe: stopping is idempotent).
     private func updateStream(stopping: Bool = false) {
-        let wanted = capturing != nil || duty == .watch || (keepStreaming && supervisor.state.isAvailable)
+        let wanted = capturing != nil || duty == .watch || ((keepStreaming || viewers > 0) && supervisor.state.isAvailable)
         if wanted && !streaming {
             do {
                 try hardware.camera.startCapture()

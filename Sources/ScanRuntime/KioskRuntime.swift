@@ -4,6 +4,7 @@ import ServiceLifecycle
 import Synchronization
 import ScanCore
 import ScanHardware
+import Viewfinder
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,6 +69,10 @@ public struct KioskStatus: Sendable, Equatable {
     public var outputCounts = OutputCounts()
     /// Outputs with a connection (an MQTT broker): name and state.
     public var connections: [(name: String, state: String)] = []
+    /// Guidance for the person aiming, while a session cannot read.
+    public var guidance: [Advice] = []
+    /// The viewport decoded now.
+    public var viewport = Viewport.full
 
     public static func == (a: KioskStatus, b: KioskStatus) -> Bool { a.json == b.json }
 
@@ -82,7 +87,8 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
             + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
             + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
-            + "}"
+            + ",\"guidance\":[" + guidance.map(\.json).joined(separator: ",") + "]"
+            + ",\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)]}"
     }
 }
 
@@ -108,6 +114,12 @@ public actor KioskRuntime: Service {
     private let stopSignal = Wakeup()
     /// The speaker's reports (from its thread), fed to the loop by a child.
     private let speech: AsyncStream<LoopInput>
+    /// Copies of frames for snapshots and the setup page's preview.
+    public nonisolated let tap = FrameTap()
+    /// The camera, for what it delivers and its controls.
+    public nonisolated let camera: any FrameSource
+    /// Guidance is worked out at most this often (it reads a frame's viewport twice).
+    private static let guidanceInterval = Duration.milliseconds(500)
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
@@ -117,6 +129,7 @@ public actor KioskRuntime: Service {
                          firstSequence: firstSequence, keepStreaming: keepStreaming, onStatus: onStatus, onEvent: onEvent)
         self.clock = clock
         self.logger = logger
+        camera = hardware.camera
         elapsed = Self.elapsedTime(on: clock)
         let capture = self.capture
         loop.onCapture = { capture.serve($0) }
@@ -197,6 +210,30 @@ public actor KioskRuntime: Service {
     /// The kiosk now.
     public var status: KioskStatus { loop.status }
 
+    /// A viewer starts (`true`) or stops wanting frames from `tap`: while any does, the camera
+    /// streams between sessions (its frames are not decoded). Calls must pair.
+    public func view(_ on: Bool) {
+        loop.view(on, now: elapsed())
+    }
+
+    /// Why a snapshot could not be taken.
+    public struct NoFrame: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The next frame from the camera (streaming it for the moment if it is idle), with the
+    /// tuning it is decoded with now and whether the torch is lit.
+    public func snapshot(within timeout: Duration = .seconds(3)) async throws(NoFrame) -> (frame: GrayFrame, tuning: KioskTuning, torchOn: Bool) {
+        let camera = loop.status.camera
+        guard camera.isAvailable else { throw NoFrame(description: "no frame: camera \(self.camera.name) is \(camera.description)") }
+        view(true)
+        defer { view(false) }
+        guard let frame = await tap.next(within: timeout, on: clock) else {
+            throw NoFrame(description: "no frame from camera \(self.camera.name) within \(timeout) (camera \(loop.status.camera.description))")
+        }
+        return (frame, loop.tuning, loop.status.torch == .on)
+    }
+
     /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
     /// made progress within `stall` (a hung decoder or camera loop does not). The watchdog pings
     /// systemd only while this holds.
@@ -244,6 +281,7 @@ public actor KioskRuntime: Service {
             // A frame that arrives after the work changed is the newest there is: a warm camera's
             // frame waited for while draining serves the session a press just started.
             let now = capture.current
+            tap.offer(frame)
             guard now == work || work == .drain || work == .watch, now != .none, now != .drain else { continue }
             let work = now
             let tuning = loop.tuning
@@ -261,6 +299,7 @@ public actor KioskRuntime: Service {
     private func deepLooks(_ handler: FrameHandler) async {
         let capture = self.capture
         var fruitless: (work: CaptureWork, grid: [UInt8])?
+        var lastGuidance: Duration?
         while let job = await deepJobs.take() {
             guard capture.current == job.work, !handler.sceneMovedOn(since: job) else { continue }
             if let f = fruitless, f.work == job.work, !SceneChangeDetector.differs(f.grid, job.grid) { continue }
@@ -269,6 +308,13 @@ public actor KioskRuntime: Service {
             }
             fruitless = inputs.isEmpty ? (job.work, job.grid) : nil
             for item in inputs { input(item) }
+            // Nothing read: what a person could change, at most twice a second.
+            let now = elapsed()
+            if inputs.isEmpty, capture.current == job.work, lastGuidance.map({ now - $0 >= Self.guidanceInterval }) ?? true {
+                lastGuidance = now
+                let torchOn = loop.status.torch == .on
+                input(await deepWorker.run { FrameHandler.guidance(job, torchOn: torchOn) })
+            }
         }
     }
 

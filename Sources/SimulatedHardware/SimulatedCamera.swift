@@ -30,6 +30,9 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         /// When streaming last stopped: the scene moves on while nobody looks.
         var stoppedAt: C.Instant?
         var observer: (@Sendable (Int, C.Instant) -> Void)?
+        /// `brightness` and `contrast`, as the setup page adjusts them.
+        var brightness = 0
+        var contrast = 100
     }
     private let state = Mutex(State())
 
@@ -199,8 +202,40 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
             s.next = (s.next + 1) % total
             s.nextDue = due.advanced(by: period)
             s.delivered += 1
+            if s.brightness != 0 || s.contrast != 100 { frame = Self.adjusted(frame, brightness: s.brightness, contrast: s.contrast) }
             frame.timestampNanos = UInt64(s.delivered)
             return frame
         }
+    }
+
+    /// `frame` with its levels moved by `brightness` and scaled by `contrast` percent about mid-gray.
+    static func adjusted(_ frame: GrayFrame, brightness: Int, contrast: Int) -> GrayFrame {
+        var table = [UInt8](repeating: 0, count: 256)
+        for v in 0..<256 { table[v] = UInt8(clamping: (v - 128) * contrast / 100 + 128 + brightness) }
+        var pixels = frame.packedPixels()
+        for i in pixels.indices { pixels[i] = table[Int(pixels[i])] }
+        return GrayFrame(width: frame.width, height: frame.height, pixels: pixels, timestampNanos: frame.timestampNanos)
+    }
+}
+
+extension SimulatedCamera: AdjustableCamera {
+    /// `brightness` (-128...127, added to every level) and `contrast` (0...200 %), on an open camera.
+    public func controlSettings() throws(HardwareError) -> [CameraControlSetting] {
+        let (open, brightness, contrast) = state.withLock { ($0.open, $0.brightness, $0.contrast) }
+        guard open else { throw HardwareError(.notFound, operation: "VIDIOC_QUERYCTRL", device: name, hint: "the camera is not open") }
+        return [CameraControlSetting(name: "brightness", minimum: -128, maximum: 127, defaultValue: 0, value: brightness),
+                CameraControlSetting(name: "contrast", minimum: 0, maximum: 200, defaultValue: 100, value: contrast)]
+    }
+
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
+        let known = try state.withLock { s throws(HardwareError) -> Bool in
+            guard s.open else { throw HardwareError(.notFound, operation: "VIDIOC_S_CTRL", device: self.name, hint: "the camera is not open") }
+            switch name {
+            case "brightness": s.brightness = min(127, max(-128, value)); return true
+            case "contrast": s.contrast = min(200, max(0, value)); return true
+            default: return false
+            }
+        }
+        if !known { throw HardwareError(.invalidFormat, operation: "VIDIOC_S_CTRL", device: self.name, hint: "no control \(name); known: brightness, contrast") }
     }
 }

@@ -64,9 +64,12 @@ public struct Snapshot: Sendable {
             Draw.label(Self.printable(advice.message, max: 60), x: 4, y: y, scale: scale, Self.adviceColour, on: &image)
             y += (BitmapFont.glyphHeight + 4) * scale
         }
-        let status = "\(capture) | \(measures.summary)"
-        Draw.label(Self.printable(status, max: 120), x: 4, y: frame.height - (BitmapFont.glyphHeight + 4) * scale,
-                   scale: frame.width >= 1000 ? 2 : 1, RGB(255, 255, 255), on: &image)
+        // The status: measures above, capture below.
+        let small = frame.width >= 1000 ? 2 : 1
+        let line = (BitmapFont.glyphHeight + 4) * small
+        let columns = max(10, frame.width / (BitmapFont.advance * small) - 2)
+        Draw.label(Self.printable(measures.summary, max: columns), x: 4, y: frame.height - 2 * line, scale: small, RGB(255, 255, 255), on: &image)
+        Draw.label(Self.printable(capture, max: columns), x: 4, y: frame.height - line, scale: small, RGB(255, 255, 255), on: &image)
         return image
     }
 

@@ -97,9 +97,7 @@ struct Board {
             func line(_ role: String) -> SimulatedLine? {
                 config.lines[role].map { _ in SimulatedLine(name: role, trace: trace, onChange: show) }
             }
-            let camera = try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
-                                             images: config.camera.images, fps: config.camera.fps,
-                                             repeatEach: config.camera.framesPerImage, clock: ContinuousClock())
+            let camera = try Self.camera(config)
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let speaker: (any Speaker)? = try config.feedback.speech.wavDirectory == nil && config.feedback.speech.enabled
                 ? SimulatedSpeaker(trace: trace, now: Board.elapsed(), selfTimed: true, onSay: { logger.notice("speaker: \"\($0)\"") })
@@ -111,11 +109,7 @@ struct Board {
             return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence,
                          stateLock: stateLock, mqtt: mqtt)
         case .linux:
-            var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
-                                          height: config.camera.height, fps: config.camera.fps)
-            settings.formats = config.camera.formats
-            settings.controls = config.camera.controls
-            let camera = V4L2Camera(settings: settings)
+            let camera = try Self.camera(config)
             func lineSettings(_ role: String) -> LineSettings? {
                 config.lines[role].map { l in
                     let bias: LineSettings.Bias
@@ -146,6 +140,22 @@ struct Board {
                                          buzzer: buzzer, statusLED: output("status_led"), speaker: try speaker(config.feedback.speech, logger: logger))
             return Board(hardware: hardware, outputs: outputs, simulatedButton: nil, serialPort: serialPort, lastSequence: lastSequence,
                          stateLock: stateLock, mqtt: mqtt)
+        }
+    }
+
+    /// The config's camera, not opened: a V4L2 device or the simulated one playing images.
+    static func camera(_ config: ScandConfig) throws -> any FrameSource {
+        switch config.hardware {
+        case .simulated:
+            return try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
+                                       images: config.camera.images, fps: config.camera.fps,
+                                       repeatEach: config.camera.framesPerImage, clock: ContinuousClock())
+        case .linux:
+            var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
+                                          height: config.camera.height, fps: config.camera.fps)
+            settings.formats = config.camera.formats
+            settings.controls = config.camera.controls
+            return V4L2Camera(settings: settings)
         }
     }
 

@@ -6,6 +6,8 @@ import ScanCore
 import ScanRuntime
 import ScanHardware
 import ServiceLifecycle
+import Viewfinder
+import SetupPage
 import SimulatedHardware
 import Synchronization
 #if canImport(Glibc)
@@ -85,12 +87,22 @@ struct Run: AsyncParsableCommand {
                 logger.error("no event stream: \(error)")
             }
         }
+        var controlLock: StateLock?
+        if let path = loaded.controlSocket {
+            do { controlLock = try StateLock(path: path + ".lock") } catch {
+                logger.critical("cannot start: \(error)")
+                throw ExitCode(1)
+            }
+        }
         let eventSink = events
         let mqtt = board.mqtt
         let mqttEvents = loaded.mqtt.events ? mqtt : nil
-        let publish: (@Sendable (String) -> Void)? = eventSink == nil && mqttEvents == nil ? nil : { @Sendable line in
+        // The setup page and the control socket see the same events.
+        let hub: EventHub? = loaded.controlSocket == nil && loaded.webListen == nil ? nil : EventHub()
+        let publish: (@Sendable (String) -> Void)? = eventSink == nil && mqttEvents == nil && hub == nil ? nil : { @Sendable line in
             eventSink?.publish(line)
             mqttEvents?.publishEvent(line)
+            hub?.publish(line)
         }
         let outputs: [any ResultOutput] = board.outputs + [LogOutput(logger: logger)]
         let onStatus: @Sendable (KioskStatus) -> Void = { status in
@@ -121,6 +133,25 @@ struct Run: AsyncParsableCommand {
             }
             let commands = loaded.mqtt.commands ? serve : nil
             mqtt.start(onCommand: commands, onConnection: { _ in Task { await runtime.refreshStatus() } })
+        }
+        var listeners: [Task<Void, Never>] = []
+        if let hub {
+            let setup = SetupServer(backend: Self.backend(runtime: runtime, live: live), events: hub, logger: logger)
+            if let path = loaded.controlSocket {
+                listeners.append(Task {
+                    do { try await setup.serve(unixPath: path) } catch { if !Task.isCancelled { logger.error("no control socket \(path): \(error)") } }
+                })
+                logger.notice("control socket on \(path) (scand snapshot; curl --unix-socket \(path) http://scand/api/status)")
+            }
+            if let address = loaded.webListen {
+                let token = loaded.webToken
+                listeners.append(Task {
+                    do { try await setup.serve(host: address.host, port: address.port, token: token) } catch {
+                        if !Task.isCancelled { logger.error("no setup page on \(address): \(error)") }
+                    }
+                })
+                logger.notice("setup page on http://\(address)/\(token == nil ? "" : " (token required)")")
+            }
         }
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
@@ -173,11 +204,45 @@ struct Run: AsyncParsableCommand {
         }
         watchdog.cancel()
         presser?.cancel()
+        for listener in listeners { listener.cancel() }
         mqtt?.publishStatus(json: await runtime.status.json)
         mqtt?.stop() // {"online":false} and the results in flight acknowledged, then goodbye
         if let statusFile { StatusFile.write(await runtime.status, to: statusFile) }
-        withExtendedLifetime((eventsLock, board.stateLock)) {}
+        withExtendedLifetime((eventsLock, controlLock, board.stateLock)) {}
         systemd.notify("STOPPING=1")
+    }
+}
+
+extension Run {
+    /// What the setup page and the control socket ask of the kiosk.
+    static func backend(runtime: KioskRuntime, live: LiveConfig) -> SetupBackend {
+        let version = Scand.configuration.version
+        let camera = runtime.camera
+        return SetupBackend(
+            status: { await runtime.status.json },
+            command: { line in await runtime.command(line, version: version) { key, value in await live.set(key, value) } },
+            snapshot: {
+                let (frame, tuning, torchOn) = try await runtime.snapshot()
+                // Decoded off the cooperative pool (deep passes may take a while).
+                return await withCheckedContinuation { c in
+                    DispatchQueue.global(qos: .utility).async {
+                        c.resume(returning: Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder,
+                                                     torchOn: torchOn, capture: "\(camera.name): \(camera.summary)"))
+                    }
+                }
+            },
+            frame: { await runtime.tap.next(within: .seconds(2)) },
+            view: { await runtime.view($0) },
+            controls: {
+                guard let adjustable = camera as? any AdjustableCamera else { return [] }
+                return try adjustable.controlSettings()
+            },
+            setControl: { name, value in
+                guard let adjustable = camera as? any AdjustableCamera else {
+                    throw HardwareError(.other, operation: "VIDIOC_S_CTRL", device: camera.name, hint: "this camera has no adjustable controls")
+                }
+                try adjustable.setControl(name, to: value)
+            })
     }
 }
 

@@ -6,6 +6,6 @@ struct Scand: AsyncParsableCommand {
         commandName: "scand",
         abstract: "A barcode and QR scanner daemon for kiosk boards.",
         version: "0.1.0",
-        subcommands: [Run.self, Decode.self, CheckConfig.self, Status.self, ProbeCommand.self, Bench.self]
+        subcommands: [Run.self, Decode.self, CheckConfig.self, Status.self, SnapshotCommand.self, ProbeCommand.self, Bench.self]
     )
 }

@@ -1,0 +1,88 @@
+import Dispatch
+import ImageLoading
+import ScanHardware
+import Synchronization
+
+/// The setup page's live preview: JPEG frames at most `fps` a second, encoded on a thread of
+/// their own, and only while at least one page watches (the camera is asked for frames only
+/// then). Each watcher gets the newest JPEG; a slow one skips frames, never holds others up.
+public final class Preview: Sendable {
+    public let fps: Int
+    private let frames: @Sendable () async -> GrayFrame?
+    private let view: @Sendable (Bool) async -> Void
+    private let encoder = DispatchQueue(label: "scand.preview", qos: .utility)
+    private struct State {
+        var watchers: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
+        var nextID = 0
+        var task: Task<Void, Never>?
+        var encoded = 0
+    }
+    private let state = Mutex(State())
+
+    /// `frames` waits for the camera's next frame; `view` tells the kiosk that a viewer starts
+    /// or stops wanting frames.
+    public init(fps: Int = 5, frames: @escaping @Sendable () async -> GrayFrame?, view: @escaping @Sendable (Bool) async -> Void) {
+        self.fps = max(1, min(fps, 5))
+        self.frames = frames
+        self.view = view
+    }
+
+    /// JPEG frames encoded so far (all watchers together).
+    public var encodedCount: Int { state.withLock { $0.encoded } }
+    public var watcherCount: Int { state.withLock { $0.watchers.count } }
+
+    /// JPEG frames from now on, until the consumer stops iterating.
+    public func watch() -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(1))
+        let (id, start) = state.withLock { s -> (Int, Bool) in
+            s.nextID += 1
+            s.watchers[s.nextID] = continuation
+            return (s.nextID, s.task == nil)
+        }
+        continuation.onTermination = { [weak self] _ in self?.leave(id) }
+        if start { startEncoding() }
+        return stream
+    }
+
+    private func leave(_ id: Int) {
+        let task = state.withLock { s -> Task<Void, Never>? in
+            s.watchers[id] = nil
+            guard s.watchers.isEmpty else { return nil }
+            defer { s.task = nil }
+            return s.task
+        }
+        task?.cancel()
+    }
+
+    private func startEncoding() {
+        let period = Duration.milliseconds(1000 / fps)
+        let task = Task { [frames, view, encoder] in
+            await view(true)
+            let clock = ContinuousClock()
+            while !Task.isCancelled {
+                let started = clock.now
+                guard let frame = await frames() else {
+                    try? await Task.sleep(for: period)
+                    continue
+                }
+                let jpeg: [UInt8]? = await withCheckedContinuation { c in
+                    encoder.async { c.resume(returning: try? ImageEncoding.jpeg(frame, quality: 70)) }
+                }
+                if let jpeg { self.send(jpeg) }
+                try? await Task.sleep(until: started.advanced(by: period), clock: clock)
+            }
+            await view(false)
+        }
+        state.withLock { s in
+            if s.task == nil && !s.watchers.isEmpty { s.task = task } else { task.cancel() }
+        }
+    }
+
+    private func send(_ jpeg: [UInt8]) {
+        let watchers = state.withLock { s -> [AsyncStream<[UInt8]>.Continuation] in
+            s.encoded += 1
+            return Array(s.watchers.values)
+        }
+        for w in watchers { w.yield(jpeg) }
+    }
+}
