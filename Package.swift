@@ -90,15 +90,17 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(
             name: "ScanRuntimeTests",
             dependencies: ["ScanRuntime", "SimulatedHardware", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
+                           "Decoding", "ImageLoading",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
-        .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware"]),
+        .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware", "ImageLoading", "Viewfinder"]),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=30
-targets="toml config set host payload format outbox image json mqtturl"
+targets="toml config set host payload format outbox image json mqtturl web httphead"
 jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -120,12 +120,15 @@ enum Draw {
         }
     }
 
+    /// The outline of `r`, `thickness` pixels wide, inside it.
     static func rectangle(_ r: PixelRect, thickness: Int, _ colour: RGB, on image: inout RGBImage) {
-        let x1 = r.x + r.width - 1, y1 = r.y + r.height - 1
-        let inset = thickness / 2
-        polygon([PixelPoint(x: r.x + inset, y: r.y + inset), PixelPoint(x: x1 - inset, y: r.y + inset),
-                 PixelPoint(x: x1 - inset, y: y1 - inset), PixelPoint(x: r.x + inset, y: y1 - inset)],
-                thickness: thickness, colour, on: &image)
+        let t = max(1, min(thickness, r.width, r.height))
+        for y in r.y..<(r.y + r.height) {
+            let band = y < r.y + t || y >= r.y + r.height - t
+            for x in r.x..<(r.x + r.width) where band || x < r.x + t || x >= r.x + r.width - t {
+                image.set(x: x, y: y, colour)
+            }
+        }
     }
 
     /// Text on a black band, kept inside the image.

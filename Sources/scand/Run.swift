@@ -87,18 +87,28 @@ struct Run: AsyncParsableCommand {
                 logger.error("no event stream: \(error)")
             }
         }
+        // The control socket is on by default, in systemd's RuntimeDirectory: a daemon started
+        // by hand where that folder does not exist runs without it (said in the log).
         var controlLock: StateLock?
-        if let path = loaded.controlSocket {
-            do { controlLock = try StateLock(path: path + ".lock") } catch {
-                logger.critical("cannot start: \(error)")
-                throw ExitCode(1)
+        var controlSocket = loaded.controlSocket
+        if let path = controlSocket {
+            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            var st = stat()
+            if stat(folder.isEmpty ? "/" : folder, &st) != 0 {
+                logger.notice("no control socket: \(folder) does not exist (control.socket = \"\(path)\"; scand snapshot opens the camera itself)")
+                controlSocket = nil
+            } else {
+                do { controlLock = try StateLock(path: path + ".lock") } catch {
+                    logger.error("no control socket: \(error)")
+                    controlSocket = nil
+                }
             }
         }
         let eventSink = events
         let mqtt = board.mqtt
         let mqttEvents = loaded.mqtt.events ? mqtt : nil
         // The setup page and the control socket see the same events.
-        let hub: EventHub? = loaded.controlSocket == nil && loaded.webListen == nil ? nil : EventHub()
+        let hub: EventHub? = controlSocket == nil && loaded.webListen == nil ? nil : EventHub()
         let publish: (@Sendable (String) -> Void)? = eventSink == nil && mqttEvents == nil && hub == nil ? nil : { @Sendable line in
             eventSink?.publish(line)
             mqttEvents?.publishEvent(line)
@@ -137,7 +147,7 @@ struct Run: AsyncParsableCommand {
         var listeners: [Task<Void, Never>] = []
         if let hub {
             let setup = SetupServer(backend: Self.backend(runtime: runtime, live: live), events: hub, logger: logger)
-            if let path = loaded.controlSocket {
+            if let path = controlSocket {
                 listeners.append(Task {
                     do { try await setup.serve(unixPath: path) } catch { if !Task.isCancelled { logger.error("no control socket \(path): \(error)") } }
                 })

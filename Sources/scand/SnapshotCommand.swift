@@ -187,21 +187,9 @@ enum UnixHTTP {
 
     /// The response in `data`, or nil when its head is not complete yet.
     static func parse(_ data: [UInt8]) throws(Failure) -> Response? {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard data.count >= 4, let end = (0...(data.count - 4)).first(where: { data[$0..<($0 + 4)].elementsEqual(separator) }) else {
-            guard data.count < 65536 else { throw Failure(message: "answer head over 64 KiB") }
-            return nil
-        }
-        let head = String(decoding: data[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
-        let statusParts = head.first?.split(separator: " ") ?? []
-        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), let status = Int(statusParts[1]) else {
-            throw Failure(message: "not an HTTP answer: \(String(head.first?.prefix(80) ?? ""))")
-        }
-        var headers: [String: String] = [:]
-        for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = String(line[line.index(after: colon)...].drop { $0 == " " })
-        }
-        return Response(status: status, headers: headers, body: Array(data[(end + 4)...]))
+        do {
+            guard let head = try HTTPResponseHead.parse(data) else { return nil }
+            return Response(status: head.status, headers: head.headers, body: Array(data[head.bodyOffset...]))
+        } catch { throw Failure(message: error.reason) }
     }
 }

@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 enum FuzzTarget: String, CaseIterable {
-    case toml, config, set, host, payload, format, outbox, image, json, mqtturl
+    case toml, config, set, host, payload, format, outbox, image, json, mqtturl, web, httphead
 }
 
 let target: FuzzTarget = {
@@ -37,6 +37,23 @@ func symbol(_ data: [UInt8]) -> Symbol {
 public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     let data = start.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
     switch target {
+    case .web:
+        // A setup page request's parts: the body as a command and as a control change, the
+        // Authorization header, the listen address.
+        if case .success(let line) = WebRules.command(from: data) {
+            check(line.utf8.count <= HostCommand.maxLength && line.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "a command line out of bounds")
+        }
+        if case .success(let change) = WebRules.control(from: data) {
+            check(!change.name.isEmpty && change.name.count <= 40, "a control name out of bounds")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        if let token = WebRules.bearer(text) { check(token.utf8.count <= 512, "a token over the bound") }
+        check(WebRules.tokenAccepted(text, required: text), "a token not equal to itself")
+        if let address = ListenAddress(text) { check(address.port > 0 && !address.host.isEmpty, "an empty listen address") }
+    case .httphead:
+        if let head = try? HTTPResponseHead.parse(data, limit: 2048) {
+            check((100...599).contains(head.status) && head.bodyOffset <= data.count, "a response head out of bounds")
+        }
     case .toml:
         // No trap, no hang (libFuzzer's -timeout), bounded memory (-rss_limit_mb); agreement
         // with the reference parser is ScanConfigTests' differential test, over these seeds too.

@@ -22,8 +22,8 @@ final class ServiceKiosk: Sendable {
     private let writes: Reader<[UInt8]>
     private let eventIterator: Reader<String>
 
-    init(images: [String] = ["qr.png"]) throws {
-        camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: ContinuousClock(), trace: trace)
+    init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder()) throws {
+        camera = SimulatedCamera(frames: try frames ?? images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: ContinuousClock(), trace: trace)
         serial = SimulatedSerialPort(name: "serial", trace: trace)
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         self.events = events
@@ -32,7 +32,7 @@ final class ServiceKiosk: Sendable {
         runtime = KioskRuntime(
             hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace),
                                     buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace)),
-            tuning: KioskTuning(settings: settings, viewport: .full, decoder: ZBarDecoder()),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: decoder),
             outputs: [SerialOutput(port: serial)], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
             onEvent: { continuation.yield($0) })
         writes = Reader(serial.writes)

@@ -3,7 +3,8 @@
 library only): waits for the live preview, takes a screenshot, reads the overlay's viewport
 pixels, clicks Trigger and waits for the read in the results list. Prints one JSON object.
 
-usage: browser.py URL SCREENSHOT.png [--expect TEXT] [--timeout SECONDS]
+usage: browser.py URL SCREENSHOT.png [--expect TEXT] [--timeout SECONDS] [--after AFTER.png]
+(--after: a second screenshot once the read is listed, the located code outlined)
 """
 import base64, json, os, socket, struct, subprocess, sys, tempfile, time, urllib.request
 
@@ -96,6 +97,7 @@ def main():
     url, shot = args[0], args[1]
     expect = args[args.index("--expect") + 1] if "--expect" in args else None
     timeout = float(args[args.index("--timeout") + 1]) if "--timeout" in args else 30
+    after = args[args.index("--after") + 1] if "--after" in args else None
     profile = tempfile.mkdtemp(prefix="scand-chromium-")
     browser = subprocess.Popen(
         ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -138,6 +140,10 @@ def main():
         tools.wait_for(condition, timeout)
         out["results"] = tools.evaluate("[...document.querySelectorAll('#results li')].map(li => li.textContent)")
         out["status"] = tools.evaluate("[...document.querySelectorAll('#status tr')].map(r => r.textContent)")
+        if after:
+            tools.evaluate("draw()")
+            with open(after, "wb") as f:
+                f.write(base64.b64decode(tools.call("Page.captureScreenshot", format="png")["data"]))
         print(json.dumps(out))
     finally:
         browser.kill()

@@ -1,5 +1,3 @@
-import ScanCore
-
 /// The setup page's rules for requests, apart from any server: who may ask, what a body may
 /// hold, which host commands the web may send. Everything here takes hostile input and answers
 /// with a reason, never a crash.
@@ -24,7 +22,7 @@ public enum WebRules {
         guard let header, header.utf8.count <= 512 else { return nil }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: " ")
+        return trimmed(parts[1], " ")
     }
 
     /// A host command line from a request body: one line of printable text (a trailing line
@@ -54,7 +52,7 @@ public enum WebRules {
     /// integer).
     public static func control(from body: [UInt8]) -> Result<(name: String, value: Int), WebError> {
         guard body.count <= 128 else { return .failure(WebError(413, "control change longer than 128 bytes")) }
-        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: "\r\n ")
+        let text = trimmed(String(decoding: body, as: UTF8.self), "\r\n ")
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .failure(WebError(400, "send name=value, e.g. brightness=10")) }
         let name = String(parts[0])
@@ -76,16 +74,49 @@ public struct WebError: Error, Equatable, Sendable {
     public init(_ status: Int, _ reason: String) { self.status = status; self.reason = reason }
 }
 
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set)
-        var s = Substring(self)
-        while let f = s.first, drop.contains(f) { s.removeFirst() }
-        while let l = s.last, drop.contains(l) { s.removeLast() }
-        return String(s)
-    }
+/// `text` without the characters of `set` at either end.
+private func trimmed<S: StringProtocol>(_ text: S, _ set: String) -> String {
+    let drop = Set(set.unicodeScalars)
+    var s = Substring(text).unicodeScalars[...]
+    while let f = s.first, drop.contains(f) { s.removeFirst() }
+    while let l = s.last, drop.contains(l) { s.removeLast() }
+    return String(String.UnicodeScalarView(s))
 }
 
-extension Substring {
-    func trimmingCharacters(in set: String) -> String { String(self).trimmingCharacters(in: set) }
+/// The head of an HTTP/1.x response (what `scand snapshot` reads from the control socket).
+public struct HTTPResponseHead: Equatable, Sendable {
+    public var status: Int
+    /// Header names in lowercase; a repeated header keeps its last value.
+    public var headers: [String: String]
+    /// Where the body starts in the bytes parsed.
+    public var bodyOffset: Int
+
+    /// The head at the start of `data`; nil while it is incomplete. Throws for what is not an
+    /// HTTP answer or a head over `limit` bytes.
+    public static func parse(_ data: [UInt8], limit: Int = 65536) throws(WebError) -> HTTPResponseHead? {
+        var end: Int?
+        if data.count >= 4 {
+            for i in 0...(data.count - 4) where data[i] == 13 && data[i + 1] == 10 && data[i + 2] == 13 && data[i + 3] == 10 {
+                end = i
+                break
+            }
+        }
+        guard let end else {
+            if data.count > limit { throw WebError(502, "answer head over \(limit) bytes") }
+            return nil
+        }
+        guard end <= limit else { throw WebError(502, "answer head over \(limit) bytes") }
+        let lines = String(decoding: data[..<end], as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusParts = lines.first?.split(separator: " ") ?? []
+        guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."), statusParts[1].count == 3,
+              let status = Int(statusParts[1]), (100...599).contains(status) else {
+            throw WebError(502, "not an HTTP answer: \(String((lines.first ?? "").prefix(80).map { $0.isASCII && !$0.isNewline ? $0 : "?" }))")
+        }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = trimmed(line[line.index(after: colon)...], " \t")
+        }
+        return HTTPResponseHead(status: status, headers: headers, bodyOffset: end + 4)
+    }
 }
