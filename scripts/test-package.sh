@@ -15,7 +15,7 @@ for f in ./usr/bin/scand ./etc/scand/scand.toml ./lib/systemd/system/scand.servi
          ./usr/share/doc/scand/copyright ./usr/share/doc/scand/hardware.md; do
   check "contains $f" 'grep -qx "$f" <<<"$files"'
 done
-check "control names the libraries" 'dpkg-deb --field "$deb" Depends | grep -q libzxing2 && dpkg-deb --field "$deb" Depends | grep -q libespeak-ng1'
+check "control names the libraries" '( for l in libzxing2 libespeak-ng1 libmosquitto1 libcurl4; do dpkg-deb --field "$deb" Depends | grep -q "$l" || exit 1; done )'
 check "config is a conffile" 'dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | grep -qx /etc/scand/scand.toml'
 for s in postinst prerm postrm; do
   check "$s parses" 'dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./'"$s"' | sh -n'

@@ -1,14 +1,13 @@
 import ArgumentParser
 import Decoding
-import ScanConfig
-import Decoding
-import ScanCore
 import ImageLoading
 import LinuxHardware
 import Logging
+import ScanConfig
 import ScanCore
 import ScanHardware
 import ScanRuntime
+import SetupPage
 import SimulatedHardware
 import Synchronization
 #if canImport(Glibc)
@@ -56,10 +55,21 @@ struct KioskLatency: AsyncParsableCommand {
     @Option(help: "Consecutive frames with the same code before a read counts, for every symbology (default: the config's, 2 for 1D codes).")
     var agreeingFrames: Int?
 
+    @Flag(help: "Run the sessions again with a setup page watching the live preview (JPEG at 5 fps), and compare.")
+    var page = false
+
     func run() async throws {
         let period = 1000.0 / Double(fps)
         let idle = try await idleCPU()
         let (latencies, decoded, dropped) = try await latency()
+        if page {
+            let (watched, _, _) = try await latency(pageWatching: true)
+            let a = latencies.sorted(), b = watched.sorted()
+            func at(_ v: [Double], _ q: Double) -> Double { v[min(v.count - 1, Int(Double(v.count) * q))] }
+            print("without a page: median \(fixed(at(a, 0.5), 1)) ms = \(fixed(at(a, 0.5) / period, 2)) frame periods; p99 \(fixed(at(a, 0.99), 1)) ms")
+            print("with a page watching the preview: median \(fixed(at(b, 0.5), 1)) ms = \(fixed(at(b, 0.5) / period, 2)) frame periods; "
+                  + "p99 \(fixed(at(b, 0.99), 1)) ms; median ratio \(fixed(at(b, 0.5) / at(a, 0.5), 3)), p99 ratio \(fixed(at(b, 0.99) / at(a, 0.99), 3))")
+        }
         let sorted = latencies.sorted()
         let median = sorted[sorted.count / 2]
         let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
@@ -112,7 +122,7 @@ struct KioskLatency: AsyncParsableCommand {
         return cpu / wall * 100
     }
 
-    func latency() async throws -> ([Double], Int, Int) {
+    func latency(pageWatching: Bool = false) async throws -> ([Double], Int, Int) {
         let clock = ContinuousClock()
         let (blank, codes) = try frames()
         let presented = trigger == .presentation || trigger == .continuous
@@ -130,6 +140,12 @@ struct KioskLatency: AsyncParsableCommand {
         let kiosk = runtime(camera: camera, button: button, output: SerialOutput(port: pty))
         let runTask = Task { await kiosk.run() }
         while await kiosk.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }
+        // A setup page watching: the preview encoder takes frames from the tap and a consumer
+        // takes its JPEGs, as a browser would.
+        var pageTask: Task<Void, Never>?
+        let preview = Preview(frames: { await kiosk.tap.next(within: .seconds(2)) }, view: { await kiosk.view($0) })
+        if pageWatching { pageTask = Task { for await _ in preview.watch() { if Task.isCancelled { break } } } }
+        defer { pageTask?.cancel() }
 
         var latencies: [Double] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -168,6 +184,8 @@ struct KioskLatency: AsyncParsableCommand {
             }
         }
         let status = await kiosk.status
+        if pageWatching { print("preview: \(preview.encodedCount) JPEG frames encoded while the sessions ran") }
+        pageTask?.cancel()
         await kiosk.stop()
         await runTask.value
         return (latencies, status.framesDecoded, camera.droppedFrames)
