@@ -114,7 +114,7 @@ public final class SetupServer: Sendable {
             do {
                 try admit(request)
                 return try await server.respond(to: request, overWeb: !trusted)
-            } catch let error as WebError {
+            } catch {
                 return Self.text(error.status, error.reason)
             }
         }

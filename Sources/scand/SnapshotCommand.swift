@@ -66,10 +66,10 @@ struct SnapshotCommand: AsyncParsableCommand {
     }
 
     /// The daemon's answer, or nil when no daemon listens at `path`.
-    func askDaemon(_ path: String) throws -> UnixHTTP.Response? {
+    func askDaemon(_ path: String) throws(ExitCode) -> UnixHTTP.Response? {
         do {
             return try UnixHTTP.get(path: path, target: raw ? "/snapshot.png?raw=1" : "/snapshot.png")
-        } catch let error as UnixHTTP.Failure {
+        } catch {
             if error.noDaemon { return nil }
             printError("scand snapshot: \(error.message)")
             throw ExitCode(1)
