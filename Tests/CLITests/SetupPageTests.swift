@@ -283,7 +283,7 @@ import Glibc
         }
         // Not HTTP at all, and a request cut short: the connection ends, nothing else does.
         _ = try? Self.http(port: port, "HELLO THERE\r\n\r\n")
-        if let fd = Self.connectTCP(port) { _ = "POST /api/command HTTP/1.1\r\nContent-Length: 50\r\n\r\nTRIG".withCString { send(fd, $0, 60, Int32(MSG_NOSIGNAL)) }; close(fd) }
+        if let fd = Self.connectTCP(port) { _ = "POST /api/command HTTP/1.1\r\nContent-Length: 50\r\n\r\nTRIG".withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }; close(fd) }
         #expect(try Self.get(port, "/api/status").status == 200)
         #expect(daemon.process.isRunning)
     }
