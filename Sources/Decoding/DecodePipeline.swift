@@ -88,7 +88,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// that needs a second opinion (skipping zbar where it is not needed halves the time of a
     /// typical frame).
     func lookFirst(_ region: GrayFrame) -> [[Symbol]] {
-        let first = engines[0].decode(region)
+        var first = engines[0].decode(region)
+        for i in first.indices where first[i].symbology.isEANFamily && EANVerifier.verify(first[i], in: region) == .fits {
+            first[i].verifiedInFrame = true
+        }
         let doubtful = first.filter { !standsAlone($0, in: region) }
         if !first.isEmpty && doubtful.isEmpty { return [first] }
         // A second engine's opinion on a crop around each doubtful code costs a fraction of
@@ -105,7 +108,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func standsAlone(_ s: Symbol, in frame: GrayFrame) -> Bool {
         switch s.symbology {
         case .code128, .code93: return true
-        default: return s.symbology.isEANFamily ? EANVerifier.verify(s, in: frame) == .fits : !s.symbology.isLinear
+        default: return s.symbology.isEANFamily ? s.verifiedInFrame || EANVerifier.verify(s, in: frame) == .fits : !s.symbology.isLinear
         }
     }
 
@@ -118,10 +121,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         for (i, list) in lists.enumerated() {
             let family = Self.family(lookers[i])
             let others = lists.indices.filter { Self.family(lookers[$0]) != family }.flatMap { lists[$0] }
-            kept[i] = list.filter { s in
-                guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
-                if others.contains(where: { Self.same($0, s) }) { return true }
-                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others)
+            kept[i] = list.compactMap { s in
+                guard s.symbology.isLinear, !s.corners.isEmpty else { return s }
+                var s = s
+                // Two engines alike: checked within the frame.
+                if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
+                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others) ? s : nil
             }
         }
         return merge(kept)

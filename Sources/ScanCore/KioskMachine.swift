@@ -315,7 +315,9 @@ public struct KioskMachine: Sendable {
         sameSymbol.frame(showing: codes, at: now)
         guard let symbol = codes.first else { candidate = nil; return effects }
         // A code counts once it was the same in enough consecutive frames.
-        let frames = candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames + 1 : 1 } ?? 1
+        // A linear code checked within its frame (bars fit, or two engines alike) counts twice.
+        let weight = symbol.verifiedInFrame ? 2 : 1
+        let frames = (candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames : 0 } ?? 0) + weight
         candidate = (symbol.symbology, symbol.bytes, frames)
         guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return effects }
         candidate = nil

@@ -129,6 +129,15 @@ public struct Symbol: Equatable, Sendable {
     public var hasECI = false
     /// The AIM symbology identifier (`]Q1`, `]E0`, `]C1`, ...), when the engine gives it.
     public var aimIdentifier: String?
+    /// A linear code checked within its own frame beyond its check characters: an EAN/UPC whose
+    /// bars fit the image digit by digit, or a code two different engines read alike. The kiosk
+    /// counts such a read as two agreeing frames. (Not part of equality: the same code.)
+    public var verifiedInFrame = false
+
+    public static func == (a: Symbol, b: Symbol) -> Bool {
+        a.symbology == b.symbology && a.bytes == b.bytes && a.corners == b.corners && a.engineText == b.engineText
+            && a.hasECI == b.hasECI && a.aimIdentifier == b.aimIdentifier
+    }
 
     public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = [], engineText: String? = nil,
                 hasECI: Bool = false, aimIdentifier: String? = nil) {

@@ -67,3 +67,32 @@ import Testing
         #expect(DecodePipeline(rules: SymbologyRules([.code39: plain])).decode(frame).map(\.text) == ["3PRM8N"])
     }
 }
+
+/// Issue 14: the pipeline marks linear reads it checked within the frame.
+@Suite struct VerifiedInFrameTests {
+    @Test("an EAN/UPC whose bars fit is verified in its frame", arguments: ["ean13.png", "upca.png", "ean8.png", "ean13.jpg"])
+    func fittingBarsVerify(file: String) throws {
+        let read = try #require(DecodePipeline().decode(try ImageFile.load(Fixture.path(file))).first)
+        #expect(read.verifiedInFrame, "\(read.symbology) \(read.text)")
+    }
+
+    @Test func twoEnginesAlikeVerify() throws {
+        // Code 39 has no mandatory check character: zxing's read needs zbar's (or a reread).
+        let frame = try ImageFile.load(Fixture.path("code39.png"))
+        let pipeline = DecodePipeline()
+        let read = try #require(pipeline.decode(frame).first)
+        let zbar = ZBarDecoder().decode(frame)
+        #expect(read.verifiedInFrame == zbar.contains { DecodePipeline.same($0, read) }, "verified exactly when the second engine read it too")
+    }
+
+    @Test func aCode128ReadAloneIsNotVerified() throws {
+        let read = try #require(DecodePipeline().decode(try ImageFile.load(Fixture.path("code128.png"))).first)
+        #expect(read.symbology == .code128)
+        #expect(!read.verifiedInFrame, "its check character alone: the kiosk still wants a second frame")
+    }
+
+    @Test func twoDCodesAreNotMarked() throws {
+        let read = try #require(DecodePipeline().decode(try ImageFile.load(Fixture.path("qr.png"))).first)
+        #expect(!read.verifiedInFrame)
+    }
+}

@@ -282,4 +282,23 @@ import Testing
         #expect(m.handle(.decoded(session: 1, symbols: [b])) == [])
         #expect(m.handle(.decoded(session: 1, symbols: [b])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: b))))
     }
+
+    /// Issue 14: a read checked within its frame (an EAN whose bars fit, two engines alike)
+    /// counts as two agreeing frames; with three required, it still needs another frame.
+    @Test func aReadVerifiedInItsFrameCountsTwice() {
+        var s = KioskSettings()
+        s.agreeingFrames = [.ean13: 2, .code128: 3]
+        var m = KioskMachine(settings: s)
+        _ = m.handle(.started)
+        _ = m.handle(.cameraChanged(.available))
+        _ = m.handle(.buttonPressed)
+        var ean = Symbol(symbology: .ean13, text: "5901234123457")
+        ean.verifiedInFrame = true
+        #expect(m.handle(.decoded(session: 1, symbols: [ean])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: ean))))
+        _ = m.handle(.buttonPressed)
+        var code = Symbol(symbology: .code128, text: "KIOSK-1")
+        code.verifiedInFrame = true
+        #expect(m.handle(.decoded(session: 2, symbols: [code])) == [], "2 of 3")
+        #expect(m.handle(.decoded(session: 2, symbols: [Symbol(symbology: .code128, text: "KIOSK-1")])).contains(.deliver(ScanResult(sequence: 2, session: 2, symbol: code))))
+    }
 }
