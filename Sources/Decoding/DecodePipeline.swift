@@ -13,6 +13,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public let supportedSymbologies: Set<Symbology>
     public let quality: Quality
     public let rules: SymbologyRules
+    /// Whether a linear read that one engine made is read again by another engine from a crop
+    /// (`Symbol.verifiedInFrame`): the kiosk then answers from one frame. Off for batch decoding,
+    /// where nothing waits for a second frame and a few milliseconds a code are better saved.
+    public let checksReadsInFrame: Bool
     let engines: [any BarcodeDecoder]
     let passes: [ImagePass]
     /// zxing with a global-histogram and a fixed threshold instead of its local one: blurred and
@@ -23,7 +27,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public typealias Engine = DecodingEngine
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
-                rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar]) {
+                rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar], checksReadsInFrame: Bool = false) {
+        self.checksReadsInFrame = checksReadsInFrame
         engines = order.map { engine -> any BarcodeDecoder in
             switch engine {
             case .zxing: return ZXingDecoder(symbologies: symbologies)
@@ -102,6 +107,17 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return [first] + engines.dropFirst().map { $0.decode(region) }
     }
 
+    /// A linear read that only `family`'s engine made, read again by an engine of another
+    /// family from a crop around it: alike, it is checked within the frame (`verifiedInFrame`)
+    /// and the kiosk need not wait for a second frame. A few milliseconds, paid only when a code
+    /// is found.
+    func checkedTwice(_ s: Symbol, readBy family: ObjectIdentifier, in frame: GrayFrame) -> Symbol {
+        guard checksReadsInFrame, s.symbology.isLinear, !s.verifiedInFrame, s.corners.count >= 2 else { return s }
+        var s = s
+        s.verifiedInFrame = engines.contains { Self.family($0) != family && rereads(s, with: $0, in: frame, resample: false) }
+        return s
+    }
+
     /// A first-look read that needs no second engine: a 2D code (its own error correction), a
     /// Code 128 or Code 93 (mandatory check characters, checked by the engine), or an EAN/UPC
     /// whose bars fit the image.
@@ -116,7 +132,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// other engine read must be accepted on its own (`accepts`). zxing with another binarizer is
     /// still zxing: its reads confirm nothing zxing read.
     func confirmed(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
-        guard lists.count > 1 else { return merge(lists) }
+        guard lists.count > 1 else { return merge(lists).map { checkedTwice($0, readBy: Self.family(lookers[0]), in: frame) } }
         var kept = lists
         for (i, list) in lists.enumerated() {
             let family = Self.family(lookers[i])
@@ -126,7 +142,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                 var s = s
                 // Two engines alike: checked within the frame.
                 if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
-                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others) ? s : nil
+                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others) ? checkedTwice(s, readBy: family, in: frame) : nil
             }
         }
         return merge(kept)
@@ -185,7 +201,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return engine.decode(ImagePass.halve(frame)).contains { Self.same($0, s) }
     }
 
-    func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {
+    /// Whether `engine` reads `s` again from a crop around it, resampled (`resample`: the same
+    /// engine's second look needs new samples) or as it is (another engine's look is new anyway).
+    func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame, resample: Bool = true) -> Bool {
         let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
         let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
         let mx = max(16, w / 4), my = max(16, h / 2 + 8)
@@ -193,6 +211,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             .clamped(width: frame.width, height: frame.height)
         guard rect.width > 8, rect.height > 8 else { return false }
         let crop = frame.cropped(to: rect)
+        guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
         let resampled = crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2)
         return engine.decode(resampled).contains { Self.same($0, s) }
     }

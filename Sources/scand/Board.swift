@@ -243,7 +243,7 @@ struct Board {
         settings.speech = config.feedback.speech.behaviour
         return KioskTuning(settings: settings, viewport: config.viewport,
                            decoder: DecodePipeline(symbologies: config.symbologies, quality: config.decodeQuality,
-                                                   rules: config.rules, engines: config.engines),
+                                                   rules: config.rules, engines: config.engines, checksReadsInFrame: true),
                            sameSymbolTimeout: config.sameSymbolTimeout, phrases: config.feedback.speech.phrases)
     }
 }
