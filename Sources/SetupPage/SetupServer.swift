@@ -82,6 +82,8 @@ public final class SetupServer: Sendable {
     /// Serves on the Unix socket at `path` until cancelled (its file mode decides who may ask:
     /// 0660, the service's group). A stale socket there is replaced; any other file is left alone.
     public func serve(unixPath path: String) async throws {
+        // FlyingSocks cuts longer paths short (and would bind elsewhere).
+        guard path.utf8.count <= 100 else { throw WebError(500, "control socket \(path): longer than 100 bytes") }
         var st = stat()
         if lstat(path, &st) == 0 {
             guard st.st_mode & S_IFMT == S_IFSOCK else {

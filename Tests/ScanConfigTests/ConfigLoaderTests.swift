@@ -268,4 +268,20 @@ import Testing
         #expect(errors("[output.hid]\nformat = \"json\"\n").contains { $0.contains("output.hid.format: a keyboard types text only") })
         #expect(errors("[outbox]\npolicy = \"drop-newest\"\n").contains { $0.contains("use one of: drop-oldest, reject-new") })
     }
+
+    /// Issue 15: `[control]` and `[web]`.
+    @Test func controlSocketAndSetupPage() throws {
+        #expect(try parse("").controlSocket == "/run/scand/control.sock", "on by default")
+        #expect(try parse("").webListen == nil, "the page is off by default")
+        #expect(try parse("[control]\nsocket = \"\"").controlSocket == nil)
+        let web = try parse("[web]\nlisten = \"[::1]:8080\"")
+        #expect(web.webListen == ListenAddress(host: "::1", port: 8080) && web.webToken == nil)
+        let open = try parse("[web]\nlisten = \"0.0.0.0:80\"\ntoken = \"0123456789abcdef\"")
+        #expect(open.webListen?.isLoopback == false && open.webToken == "0123456789abcdef")
+        #expect(errors("[web]\nlisten = \"0.0.0.0:80\"").contains { $0.contains("web.listen: 0.0.0.0:80 is not a loopback address: set web.token too") })
+        #expect(errors("[web]\nlisten = \"127.0.0.1:80\"\ntoken = \"has space in it 1234\"").contains { $0.contains("web.token: must be 16 to 256") })
+        #expect(errors("[web]\nlisten = \"localhost\"").contains { $0.contains("is not host:port") })
+        #expect(errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 100) + "\"").contains { $0.contains("at most 100 bytes") })
+        #expect(errors("[web]\nport = 80").contains { $0.contains("port") })
+    }
 }
