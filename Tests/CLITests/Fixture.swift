@@ -14,4 +14,13 @@ enum Fixture {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         return dir
     }
+
+    /// A link of this test's own to a pty's port end (`PseudoTerminal.hostPath`), for a
+    /// daemon's serial device: a daemon that outlives its test and reopens its device finds the
+    /// link gone with the folder, never the reused /dev/pts number of a later test's pty.
+    static func serialLink(to ptyPath: String, in dir: URL) throws -> String {
+        let link = dir.appendingPathComponent("serial-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: ptyPath)
+        return link
+    }
 }

@@ -26,7 +26,7 @@ import Testing
                 button = { pin = "GPIO17" }
                 torch = { pin = "GPIO27" }
                 [output.serial]
-                device = "\(host.hostPath)"
+                device = "\(try Fixture.serialLink(to: host.hostPath, in: self.dir))"
                 [outbox]
                 directory = "\(self.dir.path)"
                 [status]

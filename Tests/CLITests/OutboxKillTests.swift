@@ -51,7 +51,7 @@ import Testing
         #expect(stored >= 3)
 
         let host = try PseudoTerminal()
-        let second = try launch(["--set", "output.serial.device=\(host.hostPath)"])
+        let second = try launch(["--set", "output.serial.device=\(try Fixture.serialLink(to: host.hostPath, in: dir))"])
         defer { if second.isRunning { second.terminate() } }
         var received = ""
         for _ in 0..<500 where received.split(separator: "\r\n").count < stored {

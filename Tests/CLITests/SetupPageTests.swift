@@ -28,7 +28,7 @@ import Glibc
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
             log = self.dir.appendingPathComponent("log.txt")
-            try SetupPageTests.config(in: self.dir, serial: host.hostPath, extra: (web ? """
+            try SetupPageTests.config(in: self.dir, serial: try Fixture.serialLink(to: host.hostPath, in: self.dir), extra: (web ? """
                 [web]
                 listen = "127.0.0.1:\(port)"
                 \(token.map { "token = \"\($0)\"" } ?? "")
