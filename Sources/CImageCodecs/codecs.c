@@ -106,8 +106,9 @@ int scand_jpeg_to_gray_into(const uint8_t *data, size_t length, uint8_t *out, si
                        errlen);
 }
 
-int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
-                      int *width, int *height, char *err, size_t errlen) {
+/* Shared body of the PNG decoders: `format` is PNG_FORMAT_GRAY or PNG_FORMAT_RGB. */
+static int png_decode(const uint8_t *data, size_t length, size_t max_pixels, png_uint_32 format,
+                      uint8_t **out, int *width, int *height, char *err, size_t errlen) {
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
@@ -122,7 +123,7 @@ int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uin
         png_image_free(&image);
         return -1;
     }
-    image.format = PNG_FORMAT_GRAY;
+    image.format = format;
     size_t size = PNG_IMAGE_SIZE(image);
     uint8_t *pixels = malloc(size ? size : 1);
     if (pixels == NULL) {
@@ -144,41 +145,14 @@ int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uin
     return 0;
 }
 
+int scand_png_to_gray(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
+                      int *width, int *height, char *err, size_t errlen) {
+    return png_decode(data, length, max_pixels, PNG_FORMAT_GRAY, out, width, height, err, errlen);
+}
+
 int scand_png_to_rgb(const uint8_t *data, size_t length, size_t max_pixels, uint8_t **out,
                      int *width, int *height, char *err, size_t errlen) {
-    png_image image;
-    memset(&image, 0, sizeof image);
-    image.version = PNG_IMAGE_VERSION;
-    if (!png_image_begin_read_from_memory(&image, data, length)) {
-        snprintf(err, errlen, "PNG: %s", image.message);
-        png_image_free(&image);
-        return -1;
-    }
-    if ((size_t)image.width * (size_t)image.height > max_pixels) {
-        snprintf(err, errlen, "PNG: %ux%u is more than %zu pixels; not decoded", image.width,
-                 image.height, max_pixels);
-        png_image_free(&image);
-        return -1;
-    }
-    image.format = PNG_FORMAT_RGB;
-    size_t size = PNG_IMAGE_SIZE(image);
-    uint8_t *pixels = malloc(size ? size : 1);
-    if (pixels == NULL) {
-        snprintf(err, errlen, "PNG: out of memory for %ux%u", image.width, image.height);
-        png_image_free(&image);
-        return -1;
-    }
-    png_color background = {255, 255, 255};
-    if (!png_image_finish_read(&image, &background, pixels, 0, NULL)) {
-        snprintf(err, errlen, "PNG: %s", image.message);
-        free(pixels);
-        png_image_free(&image);
-        return -1;
-    }
-    *width = (int)image.width;
-    *height = (int)image.height;
-    *out = pixels;
-    return 0;
+    return png_decode(data, length, max_pixels, PNG_FORMAT_RGB, out, width, height, err, errlen);
 }
 
 int scand_png_encode(const uint8_t *pixels, int width, int height, int stride, int channels,

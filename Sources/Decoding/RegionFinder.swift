@@ -37,8 +37,28 @@ public enum RegionFinder {
         let high = sorted[sorted.count * 97 / 100]
         guard high > 0 else { return [] }
         let threshold = max(high / 4, sorted[sorted.count / 2] * 3 + 1)
-        var marked = energy.map { $0 >= threshold }
-        // Close one-cell gaps (quiet modules inside a code).
+        // Closed over one-cell gaps (quiet modules inside a code).
+        let marked = CellGrid.closingGaps(energy.map { $0 >= threshold }, columns: cols, rows: rows)
+        var regions: [(rect: PixelRect, cells: Int)] = []
+        for part in CellGrid.components(marked, columns: cols, rows: rows) {
+            let w = part.maxColumn - part.minColumn + 1, h = part.maxRow - part.minRow + 1
+            // A code fills a good part of its box and is not a thin line.
+            guard part.cells >= 4, part.cells * 10 >= w * h * 3, min(w, h) >= 2 else { continue }
+            let margin = max(1, max(w, h) / 5)
+            let rect = PixelRect(x: (part.minColumn - margin) * cell, y: (part.minRow - margin) * cell,
+                                 width: (w + 2 * margin) * cell, height: (h + 2 * margin) * cell)
+                .clamped(width: f.width, height: f.height)
+            regions.append((rect, part.cells))
+        }
+        return regions.sorted { $0.cells > $1.cells }.prefix(limit).map(\.rect)
+    }
+}
+
+/// A grid of marked cells (a frame cut into cells, each marked or not): its gaps closed and its
+/// connected parts, for the finders of code-like regions.
+public enum CellGrid {
+    /// `marked` with each unmarked cell between two marked ones (across or down) marked too.
+    public static func closingGaps(_ marked: [Bool], columns cols: Int, rows: Int) -> [Bool] {
         var closed = marked
         for r in 0..<rows {
             for c in 0..<cols where !marked[r * cols + c] {
@@ -47,17 +67,29 @@ public enum RegionFinder {
                 if h || v { closed[r * cols + c] = true }
             }
         }
-        marked = closed
+        return closed
+    }
+
+    /// One connected part of the marked cells (neighbours in eight directions).
+    public struct Component: Sendable {
+        public var minColumn: Int, maxColumn: Int, minRow: Int, maxRow: Int
+        /// Marked cells in it.
+        public var cells: Int
+    }
+
+    /// The connected parts of the marked cells, in the order their first cell comes.
+    public static func components(_ marked: [Bool], columns cols: Int, rows: Int) -> [Component] {
         var seen = [Bool](repeating: false, count: cols * rows)
-        var regions: [(rect: PixelRect, cells: Int)] = []
+        var parts: [Component] = []
         for start in 0..<(cols * rows) where marked[start] && !seen[start] {
             var stack = [start]
             seen[start] = true
-            var minC = cols, maxC = 0, minR = rows, maxR = 0, count = 0
+            var part = Component(minColumn: cols, maxColumn: 0, minRow: rows, maxRow: 0, cells: 0)
             while let i = stack.popLast() {
                 let r = i / cols, c = i % cols
-                count += 1
-                minC = min(minC, c); maxC = max(maxC, c); minR = min(minR, r); maxR = max(maxR, r)
+                part.cells += 1
+                part.minColumn = min(part.minColumn, c); part.maxColumn = max(part.maxColumn, c)
+                part.minRow = min(part.minRow, r); part.maxRow = max(part.maxRow, r)
                 for dr in -1...1 {
                     for dc in -1...1 {
                         let nr = r + dr, nc = c + dc
@@ -67,16 +99,9 @@ public enum RegionFinder {
                     }
                 }
             }
-            let w = maxC - minC + 1, h = maxR - minR + 1
-            // A code fills a good part of its box and is not a thin line.
-            guard count >= 4, count * 10 >= w * h * 3, min(w, h) >= 2 else { continue }
-            let margin = max(1, max(w, h) / 5)
-            let rect = PixelRect(x: (minC - margin) * cell, y: (minR - margin) * cell,
-                                 width: (w + 2 * margin) * cell, height: (h + 2 * margin) * cell)
-                .clamped(width: f.width, height: f.height)
-            regions.append((rect, count))
+            parts.append(part)
         }
-        return regions.sorted { $0.cells > $1.cells }.prefix(limit).map(\.rect)
+        return parts
     }
 }
 

@@ -1,3 +1,4 @@
+import Decoding
 import ScanHardware
 
 /// Where a code may be in a frame the decoders could not read: cells whose mean gradient stands
@@ -33,37 +34,14 @@ enum CodeFinder {
         }
         let median = energy.sorted()[energy.count / 2]
         let threshold = max(6, median * 3)
-        var marked = energy.map { $0 >= threshold }
-        // Close one-cell gaps (a quiet module, a blown-out patch's edge).
-        var closed = marked
-        for r in 0..<rows {
-            for c in 0..<cols where !marked[r * cols + c] {
-                let h = c > 0 && c < cols - 1 && marked[r * cols + c - 1] && marked[r * cols + c + 1]
-                let v = r > 0 && r < rows - 1 && marked[(r - 1) * cols + c] && marked[(r + 1) * cols + c]
-                if h || v { closed[r * cols + c] = true }
-            }
-        }
-        marked = closed
-        var seen = [Bool](repeating: false, count: cols * rows)
+        // Closed over one-cell gaps (a quiet module, a blown-out patch's edge).
+        let marked = CellGrid.closingGaps(energy.map { $0 >= threshold }, columns: cols, rows: rows)
         var found: [(rect: PixelRect, cells: Int)] = []
-        for start in 0..<(cols * rows) where marked[start] && !seen[start] {
-            var stack = [start]
-            seen[start] = true
-            var minC = cols, maxC = 0, minR = rows, maxR = 0, count = 0
-            while let i = stack.popLast() {
-                let r = i / cols, c = i % cols
-                count += 1
-                minC = min(minC, c); maxC = max(maxC, c); minR = min(minR, r); maxR = max(maxR, r)
-                for (dr, dc) in [(-1, 0), (1, 0), (0, -1), (0, 1)] {
-                    let rr = r + dr, cc = c + dc
-                    guard rr >= 0, rr < rows, cc >= 0, cc < cols else { continue }
-                    let j = rr * cols + cc
-                    if marked[j] && !seen[j] { seen[j] = true; stack.append(j) }
-                }
-            }
+        for part in CellGrid.components(marked, columns: cols, rows: rows) {
             // A code has some extent: at least 2x2 cells.
-            guard maxC > minC, maxR > minR, count >= 4 else { continue }
-            found.append((PixelRect(x: minC * cell, y: minR * cell, width: (maxC - minC + 1) * cell, height: (maxR - minR + 1) * cell), count))
+            guard part.maxColumn > part.minColumn, part.maxRow > part.minRow, part.cells >= 4 else { continue }
+            found.append((PixelRect(x: part.minColumn * cell, y: part.minRow * cell, width: (part.maxColumn - part.minColumn + 1) * cell,
+                                    height: (part.maxRow - part.minRow + 1) * cell), part.cells))
         }
         return found.sorted { $0.cells > $1.cells }.prefix(limit).map(\.rect)
     }
