@@ -224,14 +224,14 @@ public actor KioskRuntime: Service {
     /// The next frame from the camera (streaming it for the moment if it is idle), with the
     /// tuning it is decoded with now and whether the torch is lit.
     public func snapshot(within timeout: Duration = .seconds(3)) async throws(NoFrame) -> (frame: GrayFrame, tuning: KioskTuning, torchOn: Bool) {
-        let camera = loop.status.camera
+        let camera = loop.machine.camera
         guard camera.isAvailable else { throw NoFrame(description: "no frame: camera \(self.camera.name) is \(camera.description)") }
         view(true)
         defer { view(false) }
         guard let frame = await tap.next(within: timeout, on: clock) else {
-            throw NoFrame(description: "no frame from camera \(self.camera.name) within \(timeout) (camera \(loop.status.camera.description))")
+            throw NoFrame(description: "no frame from camera \(self.camera.name) within \(timeout) (camera \(loop.machine.camera.description))")
         }
-        return (frame, loop.tuning, loop.status.torch == .on)
+        return (frame, loop.tuning, loop.machine.torch == .on)
     }
 
     /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
@@ -312,7 +312,7 @@ public actor KioskRuntime: Service {
             let now = elapsed()
             if inputs.isEmpty, capture.current == job.work, lastGuidance.map({ now - $0 >= Self.guidanceInterval }) ?? true {
                 lastGuidance = now
-                let torchOn = loop.status.torch == .on
+                let torchOn = loop.machine.torch == .on
                 input(await deepWorker.run { FrameHandler.guidance(job, torchOn: torchOn) })
             }
         }

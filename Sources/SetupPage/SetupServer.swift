@@ -115,7 +115,7 @@ public final class SetupServer: Sendable {
         func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
             do {
                 try admit(request)
-                return try await server.respond(to: request, overWeb: !trusted)
+                return try await server.respond(to: request)
             } catch {
                 return Self.text(error.status, error.reason)
             }
@@ -159,7 +159,7 @@ public final class SetupServer: Sendable {
 
     // MARK: - Endpoints
 
-    func respond(to request: HTTPRequest, overWeb: Bool) async throws(WebError) -> HTTPResponse {
+    func respond(to request: HTTPRequest) async throws(WebError) -> HTTPResponse {
         let get = request.method == .GET || request.method == .HEAD, post = request.method == .POST
         switch request.path {
         case "/", "/index.html":
@@ -265,9 +265,6 @@ public final class SetupServer: Sendable {
                             headers: [.contentType: "multipart/x-mixed-replace; boundary=\(boundary)", .init("Cache-Control"): "no-store"],
                             body: HTTPBodySequence(from: ChunkSequence(frames, first: [])))
     }
-
-    /// JPEG frames encoded for the preview so far, and pages watching it.
-    public var previewCounts: (encoded: Int, watchers: Int) { (preview.encodedCount, preview.watcherCount) }
 }
 
 /// An async sequence of byte chunks as FlyingFox's body stream (sent chunked).

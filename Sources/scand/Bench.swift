@@ -142,9 +142,8 @@ struct KioskLatency: AsyncParsableCommand {
         while await kiosk.status.camera != .available { try await Task.sleep(for: .milliseconds(5)) }
         // A setup page watching: the preview encoder takes frames from the tap and a consumer
         // takes its JPEGs, as a browser would.
-        var pageTask: Task<Void, Never>?
-        let preview = Preview(frames: { await kiosk.tap.next(within: .seconds(2)) }, view: { await kiosk.view($0) })
-        if pageWatching { pageTask = Task { for await _ in preview.watch() { if Task.isCancelled { break } } } }
+        let preview = pageWatching ? Preview(frames: { await kiosk.tap.next(within: .seconds(2)) }, view: { await kiosk.view($0) }) : nil
+        let pageTask = preview.map { p in Task { for await _ in p.watch() { if Task.isCancelled { break } } } }
         defer { pageTask?.cancel() }
 
         var latencies: [Double] = []
@@ -184,7 +183,7 @@ struct KioskLatency: AsyncParsableCommand {
             }
         }
         let status = await kiosk.status
-        if pageWatching { print("preview: \(preview.encodedCount) JPEG frames encoded while the sessions ran") }
+        if let preview { print("preview: \(preview.encodedCount) JPEG frames encoded while the sessions ran") }
         pageTask?.cancel()
         await kiosk.stop()
         await runTask.value
