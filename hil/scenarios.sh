@@ -11,9 +11,10 @@ fail() { echo "FAIL $1"; echo "FAIL $1" >> /mnt/result.txt; fails=$((fails + 1))
 waitfor() { i=0; while [ $i -lt $2 ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 status() { cat /tmp/status.json 2>/dev/null; }
 
-# vivid: one capture (video0) and one output (video1), the output looped to the capture.
-modprobe vivid n_devs=1 node_types=0x101 num_inputs=1 input_types=0x3 num_outputs=1 output_types=0x1
-CAP=/dev/video0; OUT=/dev/video1
+# vivid: one capture (video0) and one output (video1), the output looped to the capture; and a
+# second device, a webcam-like capture (video2), whose frame rate can change while it streams.
+modprobe vivid n_devs=2 node_types=0x101,0x1 num_inputs=1,1 input_types=0x3,0x0 num_outputs=1,0 output_types=0x1,0x0
+CAP=/dev/video0; OUT=/dev/video1; WEB=/dev/video2
 v4l2-ctl -d $CAP --set-dv-bt-timings index=0 >/dev/null
 v4l2-ctl -d $OUT --set-dv-bt-timings index=0 >/dev/null
 v4l2-ctl -d $CAP -c loop_video=1 -c osd_text_mode=2
@@ -180,6 +181,17 @@ status | grep -q '"presses":0' && pass "10 without a press" || fail "10 presses"
 sleep 3
 status | grep -q '"goodReads":1,' && pass "10 a code left in view is read once" || { fail "10 read once"; status; }
 stop_scand; stop_loop
+
+########## 11. presentation watches at a lower rate (scan.presentation.watch_fps) where the driver
+# takes a new rate while streaming (vivid's webcam input; uvcvideo would answer EBUSY)
+v4l2-ctl -d $WEB -c osd_text_mode=2     # a still scene: no text that changes every frame
+rm -f /tmp/status.json
+start_scand --set "camera.device=\"$WEB\"" --set 'scan.trigger="presentation"' --set 'scan.presentation.watch_fps=5'
+waitfor 'status | grep -q "\"phase\":\"watching\""' 300 && pass "11 watching" || fail "11 watching"
+waitfor 'grep -q "5 fps while watching" /tmp/scand.log' 100 && pass "11 says it watches at 5 fps" || { fail "11 watch rate said"; tail -5 /tmp/scand.log; }
+v4l2-ctl -d $WEB --get-parm > /tmp/parm.txt 2>&1
+grep -q "Frames per second: 5.000" /tmp/parm.txt && pass "11 the driver streams at 5 fps while watching" || { fail "11 driver rate"; cat /tmp/parm.txt; }
+stop_scand
 
 ########## 3. a line held by another program: reported clearly, scand keeps running
 gpioset --mode=signal $CHIP 1=1 & HOLDER=$!

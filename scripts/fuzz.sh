@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=30
-targets="toml config set host payload format outbox image json mqtturl web httphead"
+targets="toml config set host payload format outbox image frame json mqtturl web httphead"
 jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -24,7 +24,7 @@ mkdir -p "$B/mod" "$B/cmod" "$B/artifacts"
 san=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$B/mod" -I "$B/cmod")
 stamp="$B/stamp"
 sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift \
-  Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Tests/Fuzz/*.swift scripts/fuzz.sh)
+  Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
 if [ ! -x "$B/scand-fuzz" ] || [ -n "$(find $sources -newer "$stamp" 2>/dev/null | head -1)" ]; then
   echo "fuzz: building the targets"
   module() {
@@ -43,7 +43,7 @@ MAP
   module ScanHardware
   module ScanConfig
   module ImageLoading
-  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift -L "$B" \
+  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/Decoding/ContrastGate.swift -L "$B" \
     -lImageLoading -lScanConfig -lScanHardware -lScanCore "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
   touch "$stamp"

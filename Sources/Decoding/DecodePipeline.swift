@@ -17,6 +17,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// (`Symbol.verifiedInFrame`): the kiosk then answers from one frame. Off for batch decoding,
     /// where nothing waits for a second frame and a few milliseconds a code are better saved.
     public let checksReadsInFrame: Bool
+    /// Whether a frame without any cell of code-like contrast (`ContrastGate`) is passed over
+    /// (off only to measure what the gate saves).
+    public let passesOverEvenFrames: Bool
     let engines: [any BarcodeDecoder]
     let passes: [ImagePass]
     /// zxing with a global-histogram and a fixed threshold instead of its local one: blurred and
@@ -27,8 +30,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public typealias Engine = DecodingEngine
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
-                rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar], checksReadsInFrame: Bool = false) {
+                rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar], checksReadsInFrame: Bool = false,
+                passesOverEvenFrames: Bool = true) {
         self.checksReadsInFrame = checksReadsInFrame
+        self.passesOverEvenFrames = passesOverEvenFrames
         engines = order.map { engine -> any BarcodeDecoder in
             switch engine {
             case .zxing: return ZXingDecoder(symbologies: symbologies)
@@ -58,6 +63,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             return FirstLook(symbols: [], region: GrayFrame(width: 0, height: 0, pixels: []), origin: (0, 0), doubts: nil)
         }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
+        // An even, noisy scene: nothing to read, and the engines' costliest frame.
+        guard !passesOverEvenFrames || ContrastGate.mayHoldCode(region) else { return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: nil) }
         let doubts = Doubts()
         let found = rules.apply(confirmed(lookFirst(region), by: engines, in: region, doubts))
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)

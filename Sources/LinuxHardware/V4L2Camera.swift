@@ -315,3 +315,29 @@ extension V4L2Camera: AdjustableCamera {
         return (fd, sys)
     }
 }
+
+extension V4L2Camera: RateAdjustableCamera {
+    /// `VIDIOC_S_PARM` on the open camera, while it streams. Drivers that take a new rate while
+    /// streaming (vivid, several CSI bridges) change it from the next frames; uvcvideo answers
+    /// EBUSY while streaming, and scand does not restart the stream for it (a restart costs
+    /// 100–500 ms of `VIDIOC_STREAMON` at every wake): the error says so and the rate stays.
+    public func setFrameRate(_ fps: Int) throws(HardwareError) -> Int {
+        let want = fps > 0 ? fps : settings.fps
+        let (fd, sys) = state.withLock { ($0.fd, $0.sys) }
+        guard fd >= 0 else {
+            throw HardwareError(.disconnected, operation: "VIDIOC_S_PARM", device: settings.device, errno: EBADF, hint: "the camera is not open")
+        }
+        var parm = v4l2_streamparm()
+        parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        try sys.check("VIDIOC_G_PARM", device: settings.device) { sys.ioctl(fd, scand_VIDIOC_G_PARM, &parm) }
+        guard parm.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else {
+            throw HardwareError(.invalidFormat, operation: "VIDIOC_G_PARM", device: settings.device, hint: "the camera has no frame rate control")
+        }
+        parm.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: UInt32(max(1, want)))
+        try sys.check("VIDIOC_S_PARM", device: settings.device, hint: { $0 == EBUSY ? "the driver takes no frame rate change while streaming" : nil }) {
+            sys.ioctl(fd, scand_VIDIOC_S_PARM, &parm)
+        }
+        let t = parm.parm.capture.timeperframe
+        return t.numerator > 0 ? Int((Double(t.denominator) / Double(t.numerator)).rounded()) : want
+    }
+}

@@ -74,8 +74,9 @@ struct Reader {
                                                         "same_symbol_timeout_ms", "trigger", "multiple", "presentation"])
         c.kiosk.trigger = choice(scan, "scan.trigger", default: c.kiosk.trigger)
         c.kiosk.multiple = int(scan, "scan.multiple", default: c.kiosk.multiple, range: 1...16)
-        let presentation = table(scan["presentation"], "scan.presentation", allowed: ["idle_ms"])
+        let presentation = table(scan["presentation"], "scan.presentation", allowed: ["idle_ms", "watch_fps"])
         c.kiosk.presentationIdle = millis(presentation, "scan.presentation.idle_ms", default: c.kiosk.presentationIdle, range: 200...600_000)
+        c.kiosk.watchFPS = int(presentation, "scan.presentation.watch_fps", default: c.kiosk.watchFPS, range: 0...120)
         c.sameSymbolTimeout = millis(scan, "scan.same_symbol_timeout_ms", default: c.sameSymbolTimeout, range: 0...600_000)
         if let v = scan["viewport"] {
             let numbers = numbersArray(v, "scan.viewport")

@@ -85,6 +85,9 @@ public struct KioskSettings: Equatable, Sendable {
     public var trigger: TriggerMode = .pulse
     /// Presentation mode: back to watching after this long without a change or a read.
     public var presentationIdle: Duration = .seconds(3)
+    /// Presentation mode: the camera's frame rate while it only watches for a change (0: the
+    /// rate it was opened with). Applied where the camera takes a rate change while streaming.
+    public var watchFPS = 0
     /// Distinct codes one read reports (the nearest the viewport's centre first).
     public var multiple = 1
     /// Frames not looked at after the torch comes on (they may carry the old exposure).

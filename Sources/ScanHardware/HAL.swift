@@ -96,6 +96,16 @@ public struct CameraControlSetting: Sendable, Equatable {
     }
 }
 
+/// A camera whose frame rate can be changed while it is open: presentation mode watches for a
+/// code at a lower rate (`scan.presentation.watch_fps`) and scans at the full one.
+public protocol RateAdjustableCamera: AnyObject, Sendable {
+    /// Asks for `fps` frames per second, or with 0 for the rate the camera was opened with, and
+    /// returns the rate in effect (the driver may round it). A camera that takes no rate change
+    /// while streaming may restart its stream to make it. Throws when the camera has no rate
+    /// control or the change failed; the camera then keeps the rate it had.
+    func setFrameRate(_ fps: Int) throws(HardwareError) -> Int
+}
+
 /// A camera whose controls can be read and changed while it is open.
 public protocol AdjustableCamera: AnyObject, Sendable {
     /// The controls the open camera offers, among those scand knows by name.

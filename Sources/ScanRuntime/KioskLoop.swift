@@ -76,6 +76,10 @@ public final class KioskLoop {
     public private(set) var capturing: Int?
     /// Viewers (a snapshot, the setup page's preview) that want frames: the stream runs for them.
     private var viewers = 0
+    /// The frame rate asked of the camera: 0 the configured one, else the watching rate.
+    private var rate = 0
+    /// The camera refused a rate change: not asked again until it is reopened.
+    private var rateRefused = false
     /// The session's guidance now (empty between sessions).
     public private(set) var guidance: [Advice] = []
 
@@ -379,6 +383,8 @@ public final class KioskLoop {
         case .close:
             capturing = nil
             streaming = false
+            rate = 0 // opening sets the configured rate again
+            rateRefused = false
             hardware.camera.close()
             onCapture?(work)
         case .check:
@@ -436,7 +442,25 @@ public final class KioskLoop {
             hardware.camera.stopCapture()
             streaming = false
         }
+        updateRate()
         onCapture?(work)
+    }
+
+    /// Presentation mode: the camera watches at `watchFPS` while only the change detector (and no
+    /// session, and no page) wants its frames, and runs at its configured rate otherwise.
+    private func updateRate() {
+        let watchFPS = machine.settings.watchFPS
+        guard streaming, !rateRefused, watchFPS > 0 || rate != 0, let camera = hardware.camera as? any RateAdjustableCamera else { return }
+        let wanted = capturing == nil && duty == .watch && viewers == 0 ? watchFPS : 0
+        guard wanted != rate else { return }
+        do {
+            let got = try camera.setFrameRate(wanted)
+            rate = wanted
+            logger.info("camera \(hardware.camera.name): \(got) fps\(wanted > 0 ? " while watching" : "")")
+        } catch {
+            rateRefused = true
+            logger.notice("camera \(hardware.camera.name): watching at the full rate: \(error)")
+        }
     }
 
     private func apply(_ changes: [IndicatorPlayer.Change]) {

@@ -33,6 +33,10 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         /// `brightness` and `contrast`, as the setup page adjusts them.
         var brightness = 0
         var contrast = 100
+        /// Frames of the scene per frame delivered: above 1 while a lower rate is asked for.
+        var stride = 1
+        /// Rate changes answer EBUSY, as uvcvideo's do while streaming.
+        var refusesRate = false
     }
     private let state = Mutex(State())
 
@@ -90,8 +94,11 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     public func makeBusy() { state.withLock { $0.condition = .busy; $0.open = false; $0.streaming = false } }
     /// The service user may not open it: `open()` fails with `.permissionDenied`.
     public func forbid() { state.withLock { $0.condition = .forbidden; $0.open = false } }
+    /// From now on rate changes while streaming fail with EBUSY (as on uvcvideo).
+    public func refuseRateChanges() { state.withLock { $0.refusesRate = true } }
     public var isStreaming: Bool { state.withLock { $0.streaming } }
-    /// Called with the image index and due time of every frame handed out (benchmarks).
+    /// Called for every frame handed out with its image's index and the time that image came into
+    /// view (benchmarks).
     public func observe(_ observer: @escaping @Sendable (Int, C.Instant) -> Void) { state.withLock { $0.observer = observer } }
     public var framesDelivered: Int { state.withLock { $0.delivered } }
     /// When the next frame is due, while streaming.
@@ -117,7 +124,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
 
     public func close() {
-        state.withLock { $0.open = false; $0.streaming = false }
+        state.withLock { $0.open = false; $0.streaming = false; $0.stride = 1 } // opening sets the configured rate again
         trace?.record("camera close")
     }
 
@@ -193,14 +200,17 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
             var due = s.nextDue ?? clock.now
             let now = clock.now
             var skipped = 0
-            while due.advanced(by: period) <= now { due = due.advanced(by: period); skipped += 1 }
+            let step = period * s.stride
+            while due.advanced(by: step) <= now { due = due.advanced(by: step); skipped += 1 }
             s.dropped += skipped
             let total = frames.count * repeatEach
-            s.next = (s.next + skipped) % total
+            s.next = (s.next + skipped * s.stride) % total
             var frame = frames[s.next / repeatEach]
-            s.observer?(s.next / repeatEach, due)
-            s.next = (s.next + 1) % total
-            s.nextDue = due.advanced(by: period)
+            // When this image came into view: its first frame's due time, delivered or not (a
+            // camera at a lower rate or a busy consumer may have skipped it).
+            s.observer?(s.next / repeatEach, due.advanced(by: period * -(s.next % repeatEach)))
+            s.next = (s.next + s.stride) % total
+            s.nextDue = due.advanced(by: step)
             s.delivered += 1
             if s.brightness != 0 || s.contrast != 100 { frame = Self.adjusted(frame, brightness: s.brightness, contrast: s.contrast) }
             frame.timestampNanos = UInt64(s.delivered)
@@ -237,5 +247,26 @@ extension SimulatedCamera: AdjustableCamera {
             }
         }
         if !known { throw HardwareError(.invalidFormat, operation: "VIDIOC_S_CTRL", device: self.name, hint: "no control \(name); known: brightness, contrast") }
+    }
+}
+
+extension SimulatedCamera: RateAdjustableCamera {
+    /// Delivers every n-th frame of the scene, n = the configured rate / `fps` (at least 1): the
+    /// scene keeps its own time. A change takes effect from the next frame, as on a driver that
+    /// takes a rate while streaming (vivid does).
+    public func setFrameRate(_ fps: Int) throws(HardwareError) -> Int {
+        let base = max(1, Int(Duration.seconds(1) / period))
+        let stride = fps <= 0 ? 1 : max(1, Int((Double(base) / Double(fps)).rounded()))
+        let now = clock.now
+        try state.withLock { s throws(HardwareError) in
+            guard s.open else { throw HardwareError(.notFound, operation: "VIDIOC_S_PARM", device: name, hint: "the camera is not open") }
+            if s.refusesRate && s.streaming {
+                throw HardwareError(.busy, operation: "VIDIOC_S_PARM", device: name, errno: EBUSY, hint: "the driver takes no frame rate change while streaming")
+            }
+            if stride < s.stride, let due = s.nextDue { s.nextDue = min(due, now.advanced(by: period)) }
+            s.stride = stride
+        }
+        trace?.record("camera rate \(base / stride) fps")
+        return base / stride
     }
 }

@@ -17,7 +17,7 @@ import Glibc
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, SpeechBench.self, RegionsTool.self, FrameTool.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, SpeechBench.self, NoCodeBench.self, RegionsTool.self, ContrastTool.self, FrameTool.self])
 }
 
 extension TriggerMode: ExpressibleByArgument {}
@@ -49,11 +49,17 @@ struct KioskLatency: AsyncParsableCommand {
     @Flag(help: "Keep the camera streaming between sessions.")
     var warm = false
 
+    @Option(help: "Presentation: the camera's rate while watching (0: --fps).")
+    var watchFps = 0
+
     @Option(help: "Seconds of idle to measure CPU over.")
     var idleSeconds = 3.0
 
     @Option(help: "Consecutive frames with the same code before a read counts, for every symbology (default: the config's, 2 for 1D codes).")
     var agreeingFrames: Int?
+
+    @Flag(help: "Decode even frames too (to measure what the contrast gate saves).")
+    var noContrastGate = false
 
     @Flag(help: "Run the sessions again with a setup page watching the live preview (JPEG at 5 fps), and compare.")
     var page = false
@@ -80,14 +86,19 @@ struct KioskLatency: AsyncParsableCommand {
               + "p99 \(fixed(p99, 1)) ms = \(fixed(p99 / period, 2)) frame periods; min \(fixed(sorted[0], 1)) ms")
         print("p95 \(fixed(p95, 1)) ms = \(fixed(p95 / period, 2)) frame periods")
         print("frames decoded \(decoded), dropped \(dropped)")
-        print("idle CPU \(fixed(idle, 2)) % of one core (\(trigger.rawValue)\(warm ? ", warm" : ""), a still blank scene, \(fixed(idleSeconds, 1)) s)")
+        print("idle CPU \(fixed(idle, 2)) % of one core (\(trigger.rawValue)\(warm ? ", warm" : "")\(watchFps > 0 ? ", watching at \(watchFps) fps" : ""), a still blank scene, \(fixed(idleSeconds, 1)) s)")
     }
 
     /// The images, with a blank frame of the first one's size.
     func frames() throws -> (blank: GrayFrame, codes: [GrayFrame]) {
         let codes = try SimulatedCamera<ContinuousClock>.expand(images).map { try ImageFile.load($0) }
         guard let first = codes.first else { throw ValidationError("no images in \(images.joined(separator: ","))") }
-        let blank = GrayFrame(width: first.width, height: first.height, pixels: [UInt8](repeating: 230, count: first.width * first.height))
+        // A still, even scene as a camera shows it: a light surface with a few levels of sensor noise.
+        var seed: UInt32 = 2463534242
+        let blank = GrayFrame(width: first.width, height: first.height, pixels: (0..<first.width * first.height).map { _ in
+            seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5
+            return UInt8(226 + seed % 9)
+        })
         return (blank, codes)
     }
 
@@ -96,11 +107,13 @@ struct KioskLatency: AsyncParsableCommand {
         settings.sessionTimeout = .seconds(30)
         settings.trigger = trigger
         settings.presentationIdle = .milliseconds(Int(Double(framesPerImage) * 1000 / Double(fps) * 0.8))
+        settings.watchFPS = watchFps
         if let agreeingFrames { for s in Symbology.allCases { settings.agreeingFrames[s] = max(1, agreeingFrames) } }
         let trace = Trace(capacity: 100)
         return KioskRuntime(
             hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace)),
-            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(checksReadsInFrame: true), sameSymbolTimeout: .zero),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(checksReadsInFrame: true, passesOverEvenFrames: !noContrastGate),
+                                sameSymbolTimeout: .zero),
             outputs: output.map { [$0] } ?? [], clock: ContinuousClock(), logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
             keepStreaming: warm)
     }
@@ -130,9 +143,10 @@ struct KioskLatency: AsyncParsableCommand {
         let sequence = presented ? codes.flatMap { [blank, $0] } : codes
         let camera = SimulatedCamera(frames: sequence, fps: fps, repeatEach: framesPerImage, clock: clock)
         let inView = Mutex<(image: Int, since: ContinuousClock.Instant?)>((-1, nil))
-        camera.observe { image, due in
-            inView.withLock { if $0.image != image { $0 = (image, image % 2 == 1 ? due : nil) } }
+        camera.observe { image, since in
+            inView.withLock { if $0.image != image { $0 = (image, since) } }
         }
+        let expected = expectedTexts()
         let button = SimulatedButton()
         let pty = try PseudoTerminal()
         let host = open(pty.hostPath, O_RDONLY | O_NOCTTY)
@@ -147,10 +161,11 @@ struct KioskLatency: AsyncParsableCommand {
         defer { pageTask?.cancel() }
 
         var latencies: [Double] = []
+        var attributed = Attributed()
         var buffer = [UInt8](repeating: 0, count: 4096)
         var pending: [UInt8] = []
-        /// The next line from the host end (blocking, bounded).
-        func nextLine() throws {
+        /// The next line from the host end (blocking, bounded), without its line end.
+        @discardableResult func nextLine() throws -> String {
             while !pending.contains(10) {
                 var p = pollfd(fd: host, events: Int16(POLLIN), revents: 0)
                 guard poll(&p, 1, 60_000) > 0 else { throw ValidationError("no result within 60 s") }
@@ -158,7 +173,11 @@ struct KioskLatency: AsyncParsableCommand {
                 let n = buffer.withUnsafeMutableBytes { read(host, $0.baseAddress, $0.count) }
                 if n > 0 { pending += buffer[0..<n] }
             }
-            pending.removeSubrange(...pending.firstIndex(of: 10)!)
+            let end = pending.firstIndex(of: 10)!
+            var line = pending[..<end]
+            while line.last == 13 { line.removeLast() }
+            defer { pending.removeSubrange(...end) }
+            return String(decoding: line, as: UTF8.self)
         }
         var lastImage = -1
         while latencies.count < sessions {
@@ -167,15 +186,26 @@ struct KioskLatency: AsyncParsableCommand {
                 let now = clock.now
                 let (image, since) = inView.withLock { $0 }
                 // One figure per presentation (a code image may give more than one line).
-                guard let since, image != lastImage else { continue }
+                guard let since, image % 2 == 1, image != lastImage else { continue }
                 lastImage = image
                 latencies.append((now - since).milliseconds)
             } else {
                 let start = clock.now
+                let pressedOn = inView.withLock { $0.image }
                 button.press()
                 if trigger == .pulse { button.release() }
-                try nextLine()
-                latencies.append((clock.now - start).milliseconds)
+                let line = try nextLine()
+                let ms = (clock.now - start).milliseconds
+                latencies.append(ms)
+                // Which image's code was read: the one in view at the press, or (when that one
+                // could not be read) a later one.
+                let (nowImage, since) = inView.withLock { $0 }
+                if nowImage != pressedOn, let later = expected(nowImage), Self.sameCode(line, later),
+                   expected(pressedOn).map({ !Self.sameCode(line, $0) }) ?? true {
+                    attributed.later.append(since.map { min(ms, (clock.now - $0).milliseconds) } ?? ms)
+                } else {
+                    attributed.pressed.append(ms)
+                }
                 if trigger == .level { button.release() }
                 while await kiosk.status.phase != "idle" { try await Task.sleep(for: .milliseconds(1)) }
                 // The next press comes at a random point of the frame period, as a person's would.
@@ -187,8 +217,42 @@ struct KioskLatency: AsyncParsableCommand {
         pageTask?.cancel()
         await kiosk.stop()
         await runTask.value
+        if !presented, !attributed.later.isEmpty { print(attributed.summary(period: 1000.0 / Double(fps))) }
         return (latencies, status.framesDecoded, camera.droppedFrames)
     }
+
+    /// Pulse and level sessions split by the image whose code was read (known from the image
+    /// folder's manifest.json): a press on an image the pipeline cannot read is answered by the
+    /// next image, up to `framesPerImage` periods later, which is the camera's timing, not the
+    /// scanner's.
+    struct Attributed {
+        var pressed: [Double] = []
+        var later: [Double] = []
+
+        func summary(period: Double) -> String {
+            func at(_ v: [Double], _ q: Double) -> Double { let s = v.sorted(); return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count) * q))] }
+            return "reads of the code in view at the press: \(pressed.count) sessions, median \(fixed(at(pressed, 0.5) / period, 2)), "
+                + "p95 \(fixed(at(pressed, 0.95) / period, 2)), p99 \(fixed(at(pressed, 0.99) / period, 2)) frame periods; "
+                + "presses on an image not read there, answered by a later image: \(later.count) sessions "
+                + "(from that image's arrival: median \(fixed(at(later, 0.5) / period, 2)), max \(fixed(at(later, 1) / period, 2)) frame periods)"
+        }
+    }
+
+    /// The expected text of each image the camera plays (by its index), from manifest.json in
+    /// the folder it came from; nil where there is no manifest or no text.
+    func expectedTexts() -> @Sendable (Int) -> String? {
+        guard let paths = try? SimulatedCamera<ContinuousClock>.expand(images) else { return { _ in nil } }
+        var byPath: [String: String] = [:]
+        for folder in images {
+            guard let records = try? DecodeBench.manifest(folder + "/manifest.json") else { continue }
+            for r in records { if let text = r.text { byPath[folder + "/" + r.file] = text } }
+        }
+        let texts = paths.map { byPath[$0] }
+        return { i in i >= 0 && i < texts.count ? texts[i] : nil }
+    }
+
+    /// The same code read, allowing for UPC-A's EAN-13 form (a leading 0).
+    static func sameCode(_ a: String, _ b: String) -> Bool { a == b || "0" + a == b || a == "0" + b }
 
     /// This process's CPU time so far, user and system, in seconds.
     static func cpuSeconds() -> Double {
@@ -290,5 +354,17 @@ struct FrameTool: ParsableCommand {
         default: bytes = gray.flatMap { [$0, 128] }
         }
         do { try FileBytes.writeAtomically(bytes, to: output) } catch { throw ValidationError("cannot write \(output): \(error)") }
+    }
+}
+
+/// The strongest cell contrast of each image (tuning aid for `ContrastGate`).
+struct ContrastTool: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "contrast", abstract: "The strongest cell contrast per image (tuning aid).")
+    @Argument var files: [String]
+    func run() throws {
+        for file in files {
+            guard let frame = try? ImageFile.load(file) else { continue }
+            print("\(ContrastGate.strongestCellContrast(frame)) \(file)")
+        }
     }
 }

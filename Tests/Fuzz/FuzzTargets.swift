@@ -12,7 +12,7 @@ import Glibc
 #endif
 
 enum FuzzTarget: String, CaseIterable {
-    case toml, config, set, host, payload, format, outbox, image, json, mqtturl, web, httphead
+    case toml, config, set, host, payload, format, outbox, image, frame, json, mqtturl, web, httphead
 }
 
 let target: FuzzTarget = {
@@ -97,6 +97,18 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         if let frame = try? ImageFile.decode(data, limits: ImageLimits(maxPixels: 4_000_000)) {
             check(frame.width * frame.height <= 4_000_000, "an image over the pixel limit")
         }
+    case .frame:
+        // Camera bytes as a frame of any shape (width from the first byte, a stride up to 3
+        // wider), through the contrast gate (Sources/Decoding/ContrastGate.swift, compiled in):
+        // bounded, and its two answers agree.
+        guard data.count >= 2 else { return 0 }
+        let width = Int(data[0]) + 1, stride = width + Int(data[1] % 4), pixels = Array(data.dropFirst(2))
+        let height = pixels.count / stride
+        guard height > 0 else { return 0 }
+        let frame = GrayFrame(width: width, height: height, stride: stride, pixels: Array(pixels.prefix(height * stride)))
+        let strongest = ContrastGate.strongestCellContrast(frame)
+        check((0...255).contains(strongest), "cell contrast \(strongest)")
+        check(ContrastGate.mayHoldCode(frame) == (strongest >= ContrastGate.threshold), "the gate disagrees with its measure")
     case .mqtturl:
         // A broker URL from the config: parsed strictly, and what parses prints back to itself.
         if case .success(let url) = MQTTURL.parse(String(decoding: data, as: UTF8.self)) {

@@ -26,6 +26,10 @@ final class FakeV4L2: @unchecked Sendable {
         var closed = false
         var openFlags: Int32 = 0
         var controls: [UInt32: Int32] = [:]
+        /// Frame rate: whether G_PARM says TIMEPERFRAME, the rate set, and uvcvideo's EBUSY while streaming.
+        var rateControl = true
+        var fps: UInt32 = 0
+        var rateBusyWhileStreaming = false
         var lastErrno: Int32 = 0
         /// Buffers mapped and not yet unmapped: vb2 refuses new buffers (EBUSY) while any are.
         var mapped = 0
@@ -67,6 +71,7 @@ final class FakeV4L2: @unchecked Sendable {
         case scand_VIDIOC_ENUM_FMT: return "VIDIOC_ENUM_FMT"
         case scand_VIDIOC_S_FMT: return "VIDIOC_S_FMT"
         case scand_VIDIOC_S_PARM: return "VIDIOC_S_PARM"
+        case scand_VIDIOC_G_PARM: return "VIDIOC_G_PARM"
         case scand_VIDIOC_S_CTRL: return "VIDIOC_S_CTRL"
         case scand_VIDIOC_REQBUFS: return "VIDIOC_REQBUFS"
         case scand_VIDIOC_QUERYBUF: return "VIDIOC_QUERYBUF"
@@ -106,6 +111,17 @@ final class FakeV4L2: @unchecked Sendable {
                 f.pointee.fmt.pix.pixelformat = format
                 f.pointee.fmt.pix.bytesperline = UInt32(s.bytesPerLine)
                 f.pointee.fmt.pix.sizeimage = UInt32(format == scand_V4L2_PIX_FMT_NV12 ? s.width * s.height * 3 / 2 : max(s.bytesPerLine, s.width) * s.height)
+            case scand_VIDIOC_G_PARM:
+                let p = arg!.assumingMemoryBound(to: v4l2_streamparm.self)
+                p.pointee.parm.capture.capability = s.rateControl ? UInt32(V4L2_CAP_TIMEPERFRAME) : 0
+                p.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: max(1, s.fps))
+            case scand_VIDIOC_S_PARM:
+                guard s.rateControl else { return 0 } // a driver without rate control keeps its own
+                if s.rateBusyWhileStreaming && s.streaming { s.lastErrno = EBUSY; return -1 }
+                let p = arg!.assumingMemoryBound(to: v4l2_streamparm.self)
+                let t = p.pointee.parm.capture.timeperframe
+                s.fps = t.numerator > 0 ? min(t.denominator / t.numerator, 25) : 25 // this sensor tops out at 25 fps
+                p.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: s.fps)
             case scand_VIDIOC_S_CTRL:
                 let c = arg!.assumingMemoryBound(to: v4l2_control.self)
                 s.controls[c.pointee.id] = c.pointee.value

@@ -138,6 +138,41 @@ import Glibc
         #expect(cam.negotiated?.controlProblems == ["zoom: unknown control"])
     }
 
+    /// `watch_fps`: S_PARM while streaming, the driver's rounding returned; 0 asks for the
+    /// configured rate again (this fake sensor tops out at 25).
+    @Test func theFrameRateChangesWhileStreaming() throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake)
+        try cam.open()
+        #expect(fake.state.withLock { $0.fps } == 25)
+        try cam.startCapture()
+        defer { cam.close() }
+        #expect(try cam.setFrameRate(5) == 5)
+        #expect(fake.state.withLock { ($0.fps, $0.streaming) } == (5, true))
+        #expect(try cam.setFrameRate(0) == 25)
+        #expect(fake.calls.filter { $0 == "VIDIOC_STREAMON" }.count == 1, "no restart")
+    }
+
+    @Test func aRateChangeRefusedIsNamedWithItsReason() throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.rateBusyWhileStreaming = true }
+        let cam = camera(fake)
+        try cam.open()
+        try cam.startCapture()
+        defer { cam.close() }
+        #expect(throws: HardwareError.self) { _ = try cam.setFrameRate(5) }
+        do { _ = try cam.setFrameRate(5) } catch {
+            #expect("\(error)".contains("VIDIOC_S_PARM") && "\(error)".contains("EBUSY") && "\(error)".contains("while streaming"), "\(error)")
+        }
+        #expect(fake.state.withLock { $0.fps } == 25, "the rate stays")
+        fake.state.withLock { $0.rateControl = false }
+        do { _ = try cam.setFrameRate(5); Issue.record("no rate control: an error") } catch {
+            #expect("\(error)".contains("no frame rate control"), "\(error)")
+        }
+        cam.close()
+        #expect(throws: HardwareError.self) { _ = try cam.setFrameRate(5) }
+    }
+
     @Test func yuyvFramesBecomeTheirLumaPlane() async throws {
         let fake = FakeV4L2()
         let cam = camera(fake, width: 4, height: 2)

@@ -229,6 +229,13 @@ import Testing
         #expect(errors("", overrides: ["nonsense"]).contains { $0.contains("is not key=value") })
     }
 
+    @Test func presentationWatchRate() throws {
+        #expect(try parse("").kiosk.watchFPS == 0)
+        #expect(try parse("[scan.presentation]\nwatch_fps = 10\n").kiosk.watchFPS == 10)
+        #expect(errors("[scan.presentation]\nwatch_fps = 500\n").contains { $0.contains("scan.presentation.watch_fps") && $0.contains("0 to 120") },
+                "\(errors("[scan.presentation]\nwatch_fps = 500\n"))")
+    }
+
     @Test func prefixAndSuffixEscapes() throws {
         let c = try parse("[output.serial]\nprefix = '\\x02'\nsuffix = '\\x03\\r\\n'\n")
         #expect(c.serial.prefix == [2] && c.serial.suffix == [3, 13, 10])

@@ -59,6 +59,47 @@ import Testing
         #expect(h.trace.of("camera") == ["open", "start"], "\(h.trace.timeline)")
     }
 
+    /// `watch_fps`: the camera watches at 10 fps, is back at its 30 fps for the session the change
+    /// wakes, and at 10 fps again when the scene is still; the stream never restarts for it.
+    @Test func presentationWatchesAtTheLowerRateAndScansAtTheFullOne() throws {
+        let h = try Harness(images: ["no-code.png", "qr.png"], repeatEach: 60, settings: {
+            $0.trigger = .presentation
+            $0.presentationIdle = .milliseconds(1500)
+            $0.watchFPS = 10
+        }, sameSymbolTimeout: .milliseconds(1500))
+        h.start()
+        h.advance(.milliseconds(1900))
+        #expect(h.status.phase == "watching")
+        let watched = h.camera.framesDelivered
+        #expect((17...20).contains(watched), "about 10 frames a second while watching: \(watched) in 1.9 s")
+        h.advance(.milliseconds(400)) // the code appears at 2 s
+        #expect(h.hostReceived() == Self.line)
+        let readAt = h.timeline("serial").first.map { Int($0.split(separator: " ")[0])! } ?? 0
+        #expect(readAt > 2000 && readAt <= 2000 + 100 + 2 * 34, "read within a watching and two scanning periods: \(readAt) ms")
+        h.advance(.milliseconds(3300)) // still from 2 s: watching at 3.5 s; blank at 4 s wakes it, watching again by 5.7 s
+        #expect(h.status.phase == "watching")
+        #expect(h.trace.of("camera") == ["open", "start"] + Array(repeating: ["rate 10 fps", "rate 30 fps"], count: 2).joined() + ["rate 10 fps"],
+                "\(h.trace.timeline)")
+        #expect(h.logged("30 fps") && h.logged("10 fps while watching"))
+    }
+
+    /// A camera that takes no rate change while streaming (uvcvideo: EBUSY) is said once and
+    /// watches at its full rate.
+    @Test func aCameraRefusingTheRateWatchesAtTheFullRate() throws {
+        let h = try Harness(images: ["no-code.png", "qr.png"], repeatEach: 60, settings: {
+            $0.trigger = .presentation
+            $0.watchFPS = 10
+        })
+        h.camera.refuseRateChanges()
+        h.start()
+        h.advance(.milliseconds(1900))
+        #expect(h.status.phase == "watching")
+        #expect(h.camera.framesDelivered >= 55, "the full rate: \(h.camera.framesDelivered) frames in 1.9 s")
+        #expect(h.logged("watching at the full rate") && h.logged("EBUSY"))
+        h.advance(.milliseconds(400))
+        #expect(h.hostReceived() == Self.line)
+    }
+
     /// With no same-symbol time (0) a code left in view is still reported once, not once per
     /// frame: it must leave the view first.
     @Test func presentationWithNoSameSymbolTimeReadsACodeLeftInViewOnce() throws {
