@@ -24,6 +24,12 @@ struct DecodeBench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also run zxing-cpp's ZXingReader once per image (Debian's zxing-cpp-tools), where installed.")
     var zxingReader = true
 
+    @Flag(inversion: .prefixedNo, help: "Also run zxing-cpp 3.1 from PyPI in-process (bench/zxingcpp_reference.py), where bench/setup-zxing-cpp.sh installed it.")
+    var zxingCpp = true
+
+    @Option(help: "The Python with zxing-cpp 3.1 installed.")
+    var python = ".build/zxing-cpp-venv/bin/python"
+
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
@@ -82,7 +88,37 @@ struct DecodeBench: ParsableCommand {
                 printError("ZXingReader is not installed (apt-get install zxing-cpp-tools): left out")
             }
         }
+        if zxingCpp {
+            if Posix.isExecutable(python), let outcomes = zxingCppInProcess(records) {
+                all.append(outcomes)
+            } else {
+                printError("zxing-cpp 3.1 from PyPI is not installed (bash bench/setup-zxing-cpp.sh): left out")
+            }
+        }
         report(all, records: records)
+    }
+
+    /// zxing-cpp 3.1 in one Python process over the whole corpus, each decode call timed inside
+    /// it (in-process, like scand's own figures); nil when the script fails.
+    func zxingCppInProcess(_ records: [Record]) -> (String, [Outcome])? {
+        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus]), run.status == 0 else {
+            printError("bench/zxingcpp_reference.py failed: left out")
+            return nil
+        }
+        var version = "3.1"
+        var byFile: [String: (ms: Double, found: [(String, [UInt8])])] = [:]
+        for line in run.output.split(separator: 10) {
+            guard let json = try? JSONValue.parse(Array(line)) else { continue }
+            if let v = json["version"]?.string { version = v; continue }
+            guard let file = json["file"]?.string else { continue }
+            let found = (json["results"]?.array ?? []).map { r in (r["text"]?.string ?? "", Self.hexBytes(r["hex"]?.string ?? "")) }
+            byFile[file] = (json["ms"]?.number ?? 0, found)
+        }
+        let outcomes = records.map { r -> Outcome in
+            guard let got = byFile[r.file] else { return Outcome(record: r, verdict: .missed, ms: 0, got: "not decoded") }
+            return Outcome(record: r, verdict: Self.judge(r, got.found), ms: got.ms, got: got.found.map(\.0).joined(separator: " | "))
+        }
+        return ("zxing-cpp \(version) PyPI", outcomes)
     }
 
     /// An outside decoder run once per image, as a user would run it; the time includes starting
@@ -119,9 +155,13 @@ struct DecodeBench: ParsableCommand {
         for (text, bytes) in results {
             if text == want || bytes == wantBytes { return .correct }
             if r.symbology == "UPC-A" || r.symbology == "UPC-E" {
-                var forms: Set<String> = [text, "0" + text]
-                if let a = UPC.expandUPCE(text) { forms.formUnion([a, "0" + a]) }
-                if forms.contains(want) || forms.contains("0" + want) { return .correct }
+                // Short form, UPC-A expansion or its EAN-13 form, on either side.
+                func forms(_ t: String) -> Set<String> {
+                    var out: Set<String> = [t, "0" + t]
+                    if let a = UPC.expandUPCE(t) { out.formUnion([a, "0" + a]) }
+                    return out
+                }
+                if !forms(text).isDisjoint(with: forms(want)) { return .correct }
             }
         }
         return .misread

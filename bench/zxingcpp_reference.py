@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""zxing-cpp from PyPI, in-process, over a corpus folder: the outside reference of
+`scand bench decode` (issue 18). One JSON line per manifest record, in its order:
+{"file", "ms", "results": [{"text", "hex"}]} or {"file", "error"}. The time is the decode call
+alone (the image is loaded and made gray before the clock starts, as scand's bench does), with
+zxing-cpp's defaults: every format, try_rotate, try_downscale, try_invert.
+
+usage: zxingcpp_reference.py CORPUS        (bench/setup-zxing-cpp.sh installs it in a venv)
+"""
+import importlib.metadata
+import json
+import sys
+import time
+
+import zxingcpp
+from PIL import Image
+
+
+def main(corpus):
+    with open(corpus + "/manifest.json") as f:
+        records = json.load(f)
+    print(json.dumps({"version": importlib.metadata.version("zxing-cpp")}), flush=True)
+    for record in records:
+        path = corpus + "/" + record["file"]
+        try:
+            with Image.open(path) as image:
+                gray = image.convert("L")
+                gray.load()
+        except Exception as error:  # an unreadable file is a miss, not the end of the run
+            print(json.dumps({"file": record["file"], "error": str(error)}), flush=True)
+            continue
+        start = time.perf_counter()
+        found = zxingcpp.read_barcodes(gray, text_mode=zxingcpp.TextMode.Plain)
+        ms = (time.perf_counter() - start) * 1000
+        results = [{"text": b.text, "hex": bytes(b.bytes).hex()} for b in found]
+        print(json.dumps({"file": record["file"], "ms": ms, "results": results}), flush=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(sys.argv[1])
