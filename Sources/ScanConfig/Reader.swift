@@ -140,7 +140,7 @@ struct Reader {
             }
             if t["code32"] != nil {
                 if symbology != .code39 { fail("\(key).code32", "applies to Code-39 only") }
-                rule.code32 = bool(t, "\(key).code32", default: true)
+                rule.code32 = bool(t, "\(key).code32", default: false)
             }
             c.rules.rules[symbology] = rule
         }

@@ -19,8 +19,10 @@ public struct SymbologyRules: Sendable, Equatable {
         public var agreeingFrames: Int
         /// Code 39 only: read `+A` as `a`, `/A` as `!`, ... (Full ASCII Code 39).
         public var fullASCII = true
-        /// Code 39 only: read a Code 32 (Italian Pharmacode) as `A` and its nine digits.
-        public var code32 = true
+        /// Code 39 only: read a Code 32 (Italian Pharmacode) as `A` and its nine digits. Off by
+        /// default: one six-character Code 39 label in ten from the Code 32 alphabet passes its
+        /// check digit by chance, and would be sent as ten other characters.
+        public var code32 = false
         public init(agreeingFrames: Int = 1) { self.agreeingFrames = agreeingFrames }
     }
 

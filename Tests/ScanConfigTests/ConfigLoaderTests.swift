@@ -249,11 +249,11 @@ import Testing
     }
 
     @Test func perSymbologyRules() throws {
-        let c = try parse("[symbology.code39]\ncheck_digit = \"verify\"\nfull_ascii = false\ncode32 = false\nmin_length = 4\n[symbology.ean13]\nagreeing_frames = 3\n")
+        let c = try parse("[symbology.code39]\ncheck_digit = \"verify\"\nfull_ascii = false\ncode32 = true\nmin_length = 4\n[symbology.ean13]\nagreeing_frames = 3\n")
         let code39 = c.rules.rule(.code39)
-        #expect(code39.checkDigit == .verify && !code39.fullASCII && !code39.code32 && code39.minLength == 4)
+        #expect(code39.checkDigit == .verify && !code39.fullASCII && code39.code32 && code39.minLength == 4)
         #expect(c.rules.rule(.ean13).agreeingFrames == 3)
-        #expect(try parse("").rules.rule(.code39).code32, "Code 32 is read by default")
+        #expect(try !parse("").rules.rule(.code39).code32, "Code 32 only on request: a plain Code 39 may pass its check by chance")
         #expect(errors("[symbology.code128]\ncode32 = true\n").contains { $0.contains("code32: applies to Code-39 only") })
     }
 
