@@ -20,33 +20,14 @@ import sys
 import tempfile
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFilter, ImageOps
+from PIL import Image, ImageDraw, ImageFilter
+
+from gs1 import check_digit, upce_body
 
 FAULTS = ["clean", "rotated", "upsidedown", "perspective", "blur", "lowcontrast", "noisy", "dark",
           "small", "inverted", "glare", "hard"]
 SIZES = [(640, 480), (1280, 720), (1920, 1080)]
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-
-
-def check_digit(digits):
-    """The GS1 check digit of `digits` (EAN/UPC/ITF-14)."""
-    total = sum(int(d) * (3 if i % 2 == 0 else 1) for i, d in enumerate(reversed(digits)))
-    return str((10 - total % 10) % 10)
-
-
-def upce_to_upca(upce):
-    """UPC-E (number system, 6 digits) to the UPC-A body (11 digits) its check digit is computed on."""
-    ns, d = upce[0], upce[1:7]
-    last = d[5]
-    if last in "012":
-        body = d[0:2] + last + "0000" + d[2:5]
-    elif last == "3":
-        body = d[0:3] + "00000" + d[3:5]
-    elif last == "4":
-        body = d[0:4] + "00000" + d[4]
-    else:
-        body = d[0:5] + "0000" + last
-    return ns + body
 
 
 def payload(symbology, rng):
@@ -64,7 +45,7 @@ def payload(symbology, rng):
     if symbology == "UPC-E":
         six = digits(4) + rng.choice("123456789") + rng.choice("56789")  # a valid UPC-E: the 5th digit not 0
         full = "0" + six
-        return "UPCE", six, full + check_digit(upce_to_upca(full))
+        return "UPCE", six, full + check_digit(upce_body(full))
     if symbology == "ITF":
         body = digits(rng.choice([6, 8, 10, 12]))
         return "C25INTER", body, body

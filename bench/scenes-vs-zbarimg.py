@@ -6,25 +6,11 @@ usage: bench/scenes-vs-zbarimg.py [SCAND] [CORPUS_DIR]
 """
 import json, statistics, subprocess, sys, time, os
 
+from gs1 import upce_to_upca
+
 scand = sys.argv[1] if len(sys.argv) > 1 else ".build/release/scand"
 corpus = sys.argv[2] if len(sys.argv) > 2 else "../shared/corpus/scenes"
 manifest = json.load(open(os.path.join(corpus, "manifest.json")))
-
-def upce_to_upca(short):
-    """UPC-E (8 digits with number system and check) to its UPC-A expansion."""
-    if len(short) != 8 or not short.isdigit():
-        return None
-    ns, d, check = short[0], short[1:7], short[7]
-    last = d[5]
-    if last in "012":
-        body = d[0:2] + last + "0000" + d[2:5]
-    elif last == "3":
-        body = d[0:3] + "00000" + d[3:5]
-    elif last == "4":
-        body = d[0:4] + "00000" + d[4]
-    else:
-        body = d[0:5] + "0000" + last
-    return ns + body + check
 
 def correct(record, symbology, text):
     want = record["text"]

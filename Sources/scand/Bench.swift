@@ -94,11 +94,7 @@ struct KioskLatency: AsyncParsableCommand {
         let codes = try SimulatedCamera<ContinuousClock>.expand(images).map { try ImageFile.load($0) }
         guard let first = codes.first else { throw ValidationError("no images in \(images.joined(separator: ","))") }
         // A still, even scene as a camera shows it: a light surface with a few levels of sensor noise.
-        var seed: UInt32 = 2463534242
-        let blank = GrayFrame(width: first.width, height: first.height, pixels: (0..<first.width * first.height).map { _ in
-            seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5
-            return UInt8(226 + seed % 9)
-        })
+        let blank = NoCodeBench.evenScene(width: first.width, height: first.height, level: 226)
         return (blank, codes)
     }
 

@@ -30,14 +30,9 @@ struct NoCodeBench: ParsableCommand {
         func mapped(_ f: GrayFrame, _ level: (Int) -> Int) -> GrayFrame {
             GrayFrame(width: f.width, height: f.height, pixels: f.packedPixels().map { UInt8(clamping: level(Int($0))) })
         }
-        var seed: UInt32 = 2463534242
-        let noise = (0..<reference.width * reference.height).map { _ -> UInt8 in
-            seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5
-            return UInt8(116 + seed % 9) // sensor noise of a few levels
-        }
         let cases: [(String, GrayFrame)] = [
             ("the code, well exposed (reference)", reference),
-            ("blank: an even scene with sensor noise", GrayFrame(width: reference.width, height: reference.height, pixels: noise)),
+            ("blank: an even scene with sensor noise", Self.evenScene(width: reference.width, height: reference.height, level: 116)),
             ("clutter without a code", scene),
             ("the code blown out (old exposure x4 under the torch)", mapped(reference) { $0 * 4 }),
             ("the code blown out (x8)", mapped(reference) { $0 * 8 }),
@@ -67,5 +62,15 @@ struct NoCodeBench: ParsableCommand {
                   + padded(fixed(first, 2) + " ms (" + fixed(first / period * 100, 1) + " %, " + fixed(first / firstRef, 2) + "x)", 26)
                   + " " + fixed(full, 2) + " ms (" + fixed(full / period * 100, 1) + " %)")
         }
+    }
+
+    /// A still, even scene as a camera shows it: `level` and up to 8 levels of sensor noise
+    /// (the same pixels every time).
+    static func evenScene(width: Int, height: Int, level: Int) -> GrayFrame {
+        var seed: UInt32 = 2463534242
+        return GrayFrame(width: width, height: height, pixels: (0..<width * height).map { _ in
+            seed ^= seed << 13; seed ^= seed >> 17; seed ^= seed << 5
+            return UInt8(clamping: level + Int(seed % 9))
+        })
     }
 }
