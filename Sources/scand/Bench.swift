@@ -247,8 +247,8 @@ struct KioskLatency: AsyncParsableCommand {
         return { i in i >= 0 && i < texts.count ? texts[i] : nil }
     }
 
-    /// The same code read, allowing for UPC-A's EAN-13 form (a leading 0).
-    static func sameCode(_ a: String, _ b: String) -> Bool { a == b || "0" + a == b || a == "0" + b }
+    /// The same code read, allowing for a UPC's other forms (`DecodeBench.sameUPC`).
+    static func sameCode(_ a: String, _ b: String) -> Bool { a == b || DecodeBench.sameUPC(a, b) }
 
     /// This process's CPU time so far, user and system, in seconds.
     static func cpuSeconds() -> Double {

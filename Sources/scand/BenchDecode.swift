@@ -154,17 +154,20 @@ struct DecodeBench: ParsableCommand {
         let wantBytes = r.hex.map(Self.hexBytes)
         for (text, bytes) in results {
             if text == want || bytes == wantBytes { return .correct }
-            if r.symbology == "UPC-A" || r.symbology == "UPC-E" {
-                // Short form, UPC-A expansion or its EAN-13 form, on either side.
-                func forms(_ t: String) -> Set<String> {
-                    var out: Set<String> = [t, "0" + t]
-                    if let a = UPC.expandUPCE(t) { out.formUnion([a, "0" + a]) }
-                    return out
-                }
-                if !forms(text).isDisjoint(with: forms(want)) { return .correct }
-            }
+            if r.symbology == "UPC-A" || r.symbology == "UPC-E", sameUPC(text, want) { return .correct }
         }
         return .misread
+    }
+
+    /// The same UPC in any of its forms, on either side: short (UPC-E), its UPC-A expansion, or
+    /// either's EAN-13 form.
+    static func sameUPC(_ a: String, _ b: String) -> Bool {
+        func forms(_ t: String) -> Set<String> {
+            var out: Set<String> = [t, "0" + t]
+            if let a = UPC.expandUPCE(t) { out.formUnion([a, "0" + a]) }
+            return out
+        }
+        return !forms(a).isDisjoint(with: forms(b))
     }
 
     static func hexBytes(_ hex: String) -> [UInt8] {
