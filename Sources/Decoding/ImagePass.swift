@@ -84,12 +84,16 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // Aztec bullseyes first (zxing 1.4 looks for them only from the image centre),
             // enlarged to about 4 pixels per module; then each dense region on its own,
             // enlarged when its modules would be few pixels.
-            let bullseyes = RegionFinder.bullseyes(in: frame).map { found -> TransformedFrame in
-                let crop = frame.cropped(to: found.rect)
-                let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))
-                return TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor), scale: 1 / Double(factor),
-                                        offsetX: found.rect.x, offsetY: found.rect.y)
-            }
+            // Each bullseye's code drawn again on a clean grid (`AztecGrid`: cheap, and nothing
+            // when the rings do not fit one), then the best four as crops.
+            let found = RegionFinder.bullseyes(in: frame, limit: 8)
+            let bullseyes = found.flatMap { AztecGrid.redrawn(frame, x: Double($0.x), y: Double($0.y), module: $0.module).map(Self.enlarged) }
+                + found.prefix(4).map { found -> TransformedFrame in
+                    let crop = frame.cropped(to: found.rect)
+                    let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))
+                    return TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor), scale: 1 / Double(factor),
+                                            offsetX: found.rect.x, offsetY: found.rect.y)
+                }
             return bullseyes + RegionFinder.candidates(in: frame).map { rect in
                 let crop = frame.cropped(to: rect)
                 let factor = min(crop.width, crop.height) < 400 ? 2 : 1
@@ -126,6 +130,14 @@ public enum ImagePass: String, Sendable, CaseIterable {
             guard frame.width * frame.height >= 600_000 else { return [] }
             return [TransformedFrame(frame: Self.halve(frame), scale: 2)]
         }
+    }
+
+    /// A code drawn again (`AztecGrid`) at 4 pixels per module, hard edges, with the way back.
+    static func enlarged(_ d: AztecGrid.Drawing) -> TransformedFrame {
+        let ppm = 4.0, offset = Double(d.offset), grid = d.grid
+        var t = TransformedFrame(frame: nearest(d.modules, factor: Int(ppm)), scale: 1)
+        t.unrotate = { px, py in grid.map(px / ppm - offset - 0.5, py / ppm - offset - 0.5) }
+        return t
     }
 
     static func map(_ f: GrayFrame, _ op: (UInt8) -> UInt8) -> GrayFrame {

@@ -106,24 +106,26 @@ public enum CellGrid {
 }
 
 extension RegionFinder {
-    /// Centres of Aztec bullseyes (rings of one module each, alternating dark and light: nine
-    /// equal runs through the centre, across and down), as squares around each centre big
-    /// enough for a code of up to about 60 modules, with the module size in pixels.
-    public static func bullseyes(in f: GrayFrame, limit: Int = 4) -> [(rect: PixelRect, module: Double)] {
+    /// Centres of Aztec bullseyes (rings of one module each, alternating dark and light, either
+    /// way round: nine runs through the centre, across and down, see `ringRuns`), as squares
+    /// around each centre big enough for a code of up to about 60 modules, with the centre and
+    /// the module size in pixels.
+    public static func bullseyes(in f: GrayFrame, limit: Int = 4) -> [(rect: PixelRect, module: Double, x: Int, y: Int)] {
         guard f.width >= 32, f.height >= 32 else { return [] }
         let dark = binarize(f)
         var found: [(x: Int, y: Int, module: Double, spread: Double)] = []
         for y in 0..<f.height {
             let runs = Self.runs(count: f.width) { dark[y * f.width + $0] }
             guard runs.count >= 9 else { continue }
-            for i in 0...(runs.count - 9) where runs[i].dark {
+            // Dark rings on light, or light on dark (an inverted code).
+            for i in 0...(runs.count - 9) {
                 let window = runs[i..<(i + 9)]
                 let lengths = window.map(\.length)
                 guard let module = ringRuns(lengths) else { continue }
                 let centre = runs[i + 4]
                 let cx = centre.start + centre.length / 2
                 // The same rings down the column through the centre.
-                guard let cy = verticalRings(dark, f, x: cx, y: y, module: module) else { continue }
+                guard let cy = verticalRings(dark, f, x: cx, y: y, module: module, dark: centre.dark) else { continue }
                 // How unequal the runs are: the true centre row has the most equal rings.
                 let spread = lengths[1...7].map { abs(Double($0) - module) }.reduce(0, +) / module
                 if let i = found.firstIndex(where: { abs($0.x - cx) < Int(module * 6) && abs($0.y - cy) < Int(module * 6) }) {
@@ -136,7 +138,7 @@ extension RegionFinder {
         }
         return found.sorted { $0.spread < $1.spread }.prefix(limit).map { c in
             let half = Int(c.module * 32)
-            return (PixelRect(x: c.x - half, y: c.y - half, width: 2 * half, height: 2 * half).clamped(width: f.width, height: f.height), c.module)
+            return (PixelRect(x: c.x - half, y: c.y - half, width: 2 * half, height: 2 * half).clamped(width: f.width, height: f.height), c.module, c.x, c.y)
         }
     }
 
@@ -154,11 +156,16 @@ extension RegionFinder {
         return out
     }
 
-    /// Nine runs through a bullseye: the inner seven equal (one module each), the outer dark
-    /// ring at least most of a module (it may merge with dark modules beyond it). The module
-    /// size, or nil.
+    /// Nine runs through a bullseye: the inner seven one module each, the outer two at least
+    /// most of a module (they may merge with modules beyond). A blur or ink spread thins one
+    /// colour and widens the other, so it is each dark and light pair that must span two
+    /// modules (within 30 %), and no run may vanish. The module size, or nil.
     static func ringRuns(_ lengths: [Int]) -> Double? {
-        guard lengths.count == 9, let module = equalRuns(Array(lengths[1...7])) else { return nil }
+        guard lengths.count == 9 else { return nil }
+        let inner = lengths[1...7].map(Double.init)
+        let module = inner.reduce(0, +) / 7
+        guard module >= 1.5, inner.allSatisfy({ $0 >= module * 0.3 }),
+              (1..<7).allSatisfy({ abs(inner[$0 - 1] + inner[$0] - 2 * module) <= 0.6 * module }) else { return nil }
         return Double(lengths[0]) >= module * 0.6 && Double(lengths[8]) >= module * 0.6 ? module : nil
     }
 
@@ -170,13 +177,13 @@ extension RegionFinder {
     }
 
     /// The centre's row when the column through `x` shows the same rings, else nil.
-    static func verticalRings(_ dark: [Bool], _ f: GrayFrame, x: Int, y: Int, module: Double) -> Int? {
+    static func verticalRings(_ dark: [Bool], _ f: GrayFrame, x: Int, y: Int, module: Double, dark centreDark: Bool = true) -> Int? {
         let reach = Int(module * 6)
         let y0 = max(0, y - reach), y1 = min(f.height, y + reach)
         guard y1 - y0 > 8 else { return nil }
         let column = runs(count: y1 - y0) { dark[(y0 + $0) * f.width + x] }
         guard let centre = column.firstIndex(where: { $0.start + y0 <= y && y < $0.start + y0 + $0.length }),
-              centre >= 4, centre + 4 < column.count, column[centre].dark,
+              centre >= 4, centre + 4 < column.count, column[centre].dark == centreDark,
               let m = ringRuns(column[(centre - 4)...(centre + 4)].map(\.length)), abs(m - module) <= module * 0.4 else { return nil }
         return y0 + column[centre].start + column[centre].length / 2
     }

@@ -109,6 +109,14 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         let strongest = ContrastGate.strongestCellContrast(frame)
         check((0...255).contains(strongest), "cell contrast \(strongest)")
         check(ContrastGate.mayHoldCode(frame) == (strongest >= ContrastGate.threshold), "the gate disagrees with its measure")
+        // And through the Aztec bullseye finder and grid (RegionFinder, AztecGrid): bounded,
+        // each drawing the size asked for.
+        for found in RegionFinder.bullseyes(in: frame, limit: 2) {
+            check(found.x >= 0 && found.x < width && found.y >= 0 && found.y < height, "a bullseye outside the frame")
+            for drawing in AztecGrid.redrawn(frame, x: Double(found.x), y: Double(found.y), module: found.module, radius: 8) {
+                check(drawing.modules.width == 2 * (8 + AztecGrid.quietModules) + 1, "a drawing of \(drawing.modules.width)")
+            }
+        }
     case .mqtturl:
         // A broker URL from the config: parsed strictly, and what parses prints back to itself.
         if case .success(let url) = MQTTURL.parse(String(decoding: data, as: UTF8.self)) {
