@@ -77,7 +77,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             let lookers = pass == .thresholds ? thresholdEngines : engines
             for transformed in pass.apply(region) {
                 if abandon() { return [] }
-                let found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts))
+                let found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts,
+                                                  enlarged: transformed.unrotate == nil ? 1 / transformed.scale : 1))
                     .map { transformed.mapBack($0) }
                 if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
             }
@@ -138,7 +139,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The results of `lookers` (one list each, in order) merged, where a linear code that no
     /// other engine read must be accepted on its own (`accepts`). zxing with another binarizer is
     /// still zxing: its reads confirm nothing zxing read.
-    func confirmed(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
+    func confirmed(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts = Doubts(),
+                   enlarged: Double = 1) -> [Symbol] {
         guard lists.count > 1 else { return merge(lists).map { checkedTwice($0, readBy: Self.family(lookers[0]), in: frame) } }
         var kept = lists
         for (i, list) in lists.enumerated() {
@@ -149,7 +151,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                 var s = s
                 // Two engines alike: checked within the frame.
                 if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
-                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others) ? checkedTwice(s, readBy: family, in: frame) : nil
+                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others, enlarged: enlarged) ? checkedTwice(s, readBy: family, in: frame) : nil
             }
         }
         return merge(kept)
@@ -165,18 +167,18 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// kept as a doubt: when a different engine reads the same in a later pass of the same frame,
     /// both count.
     func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
-                 besides others: [Symbol] = []) -> Bool {
+                 besides others: [Symbol] = [], enlarged: Double = 1) -> Bool {
         guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
         let family = Self.family(engine)
         if doubts.list.contains(where: { $0.family != family && Self.same($0.symbol, s) }) { return true }
-        let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others)
+        let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others, enlarged: enlarged)
                                          : rereads(s, with: engine, in: frame)
         if !ok { doubts.list.append((s, family)) }
         return ok
     }
 
     private func acceptsEAN(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
-                            besides others: [Symbol]) -> Bool {
+                            besides others: [Symbol], enlarged: Double) -> Bool {
         let family = Self.family(engine)
         let fromZXing = engine is ZXingDecoder
         let fullLength = [.ean13, .upcA, .isbn13].contains(s.symbology)
@@ -185,7 +187,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         switch EANVerifier.verify(s, in: frame) {
         case .fits: return true
         case .misfit(let by):
-            return by.isFinite && fromZXing && ((fullLength && !contradicted) || readsAtHalfSize(s, with: engine, in: frame))
+            // A short code (UPC-E, EAN-8) from an enlarged crop must read again at half its
+            // camera size: a glare or a line that hides a bar turns one into another valid code,
+            // and the crop halved once gives back the same samples. A full-length code keeps the
+            // one halving: its six more digits make such a chance read rare.
+            return by.isFinite && fromZXing && ((fullLength && !contradicted)
+                || readsAtHalfSize(s, with: engine, in: frame, enlarged: fullLength ? 1 : enlarged))
         case .cannotTell:
             return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
                 || rereads(s, with: engine, in: frame)
@@ -202,10 +209,17 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     /// The same read from the frame at half size: sampled anew, a real code reads the same,
-    /// and a read that another engine contradicts has to.
-    func readsAtHalfSize(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame) -> Bool {
-        guard frame.width >= 64, frame.height >= 32 else { return false }
-        return engine.decode(ImagePass.halve(frame)).contains { Self.same($0, s) }
+    /// and a read that another engine contradicts has to. `enlarged`: a frame that is an
+    /// enlargement (a crop at twice its size) is halved until it is half its camera size (halved
+    /// once, it would only give back the camera's samples, and a misread with them).
+    func readsAtHalfSize(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame, enlarged: Double = 1) -> Bool {
+        var half = frame, factor = 2 * max(1, enlarged)
+        while factor >= 2 {
+            guard half.width >= 64, half.height >= 32 else { return false }
+            half = ImagePass.halve(half)
+            factor /= 2
+        }
+        return engine.decode(half).contains { Self.same($0, s) }
     }
 
     /// Whether `engine` reads `s` again from a crop around it, resampled (`resample`: the same
