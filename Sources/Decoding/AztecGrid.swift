@@ -152,10 +152,13 @@ enum AztecGrid {
             var out: [Double] = []
             let step = 0.25
             guard var previous = sample(p, f, x, y) else { return [] }
+            // A sample exactly at the level (a hard edge met half-way) counts as above it, so
+            // the crossing is still seen.
+            let side = { (v: Double) -> Double in v == level ? 1e-9 : v - level }
             var t = step
             while t <= reach {
                 guard let v = sample(p, f, x + dx * t, y + dy * t) else { break }
-                if (previous - level) * (v - level) < 0 {
+                if side(previous) * side(v) < 0 {
                     out.append(t - step + step * (previous - level) / (previous - v))
                 }
                 previous = v

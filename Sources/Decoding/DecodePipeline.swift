@@ -25,6 +25,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// zxing with a global-histogram and a fixed threshold instead of its local one: blurred and
     /// low-resolution linear codes it otherwise misses.
     let thresholdEngines: [ZXingDecoder]
+    /// The Aztec rune reader, where Aztec is read: the last pass.
+    let runeReaders: [any BarcodeDecoder]
 
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
@@ -50,6 +52,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             effort.binarizer = binarizer
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
         } : []
+        runeReaders = symbologies.contains(.aztec) ? [AztecRuneReader()] : []
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -74,7 +77,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
         for pass in passes {
-            let lookers = pass == .thresholds ? thresholdEngines : engines
+            let lookers = pass == .thresholds ? thresholdEngines : pass == .runes ? runeReaders : engines
+            guard !lookers.isEmpty else { continue }
             for transformed in pass.apply(region) {
                 if abandon() { return [] }
                 let found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts,

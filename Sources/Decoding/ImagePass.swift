@@ -28,22 +28,23 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale, runes
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale]
-        case .accurate: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale]
+        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale, .runes]
+        case .accurate: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale, .runes]
         }
     }
 
     /// The transformed images to try, in order (none when the pass does not apply).
     public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
         switch self {
-        case .thresholds:
-            // The frame as it is: the pipeline reads it with zxing's other binarizers.
+        case .thresholds, .runes:
+            // The frame as it is: the pipeline reads it with zxing's other binarizers, or with
+            // the Aztec rune reader (`AztecRuneReader`), which zxing 1.4 lacks.
             return [TransformedFrame(frame: frame, scale: 1)]
         case .quietZone:
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no

@@ -34,6 +34,8 @@ printf 'this is not an image\n' > not-an-image.txt
 # The 2D seed symbologies zbar cannot read, and Code 39 with its mod 43 check character.
 zint --barcode=PDF417 --scale=2 --whitesp=10 --vwhitesp=10 -d "scand PDF417 fixture" -o pdf417.png
 zint --barcode=AZTEC --scale=4 --whitesp=8 --vwhitesp=8 -d "scand Aztec fixture" -o aztec.png
+zint --barcode=AZRUNE -d 68 --scale=3 --whitesp=4 --vwhitesp=4 -o aztec-rune-68.png
+zint --barcode=AZRUNE -d 201 --scale=2 -o aztec-rune-201.png  # no quiet zone
 zint --barcode=DATAMATRIX --scale=4 --whitesp=8 --vwhitesp=8 -d "scand DataMatrix fixture" -o datamatrix.png
 "${Z[@]}" --barcode=CODE39 --vers=1 -d "MOD43" -o code39-mod43.png
 # Binary DataMatrix: bytes 0x00..0x07 and 0xF0..0xFF.
