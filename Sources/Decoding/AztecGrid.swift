@@ -189,7 +189,7 @@ enum AztecGrid {
         /// The map taking each `from` point to its `to` point (least squares): affine, or with
         /// `perspective` projective; nil when the points do not determine it.
         static func homography(_ from: [(Double, Double)], _ to: [(Double, Double)], perspective: Bool) -> [Double]? {
-            guard from.count >= 6 else { return nil }
+            guard from.count >= (perspective ? 4 : 3) else { return nil }
             let n = perspective ? 8 : 6
             // Image points relative to the last (the centre), for conditioning.
             let ox = to[to.count - 1].0, oy = to[to.count - 1].1

@@ -28,14 +28,14 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale, runes
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale, runes, matrixGrid
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale, .runes]
-        case .accurate: return [.thresholds, .quietZone, .regions, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale, .runes]
+        case .balanced: return [.thresholds, .quietZone, .regions, .matrixGrid, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale, .runes]
+        case .accurate: return [.thresholds, .quietZone, .regions, .matrixGrid, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale, .runes]
         }
     }
 
@@ -101,6 +101,18 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 let image = factor == 1 ? crop : Self.resize(crop, factor: factor)
                 return TransformedFrame(frame: image, scale: 1 / Double(factor), offsetX: rect.x, offsetY: rect.y)
             }
+        case .matrixGrid:
+            // Each dense region's DataMatrix drawn again from its finder (`DataMatrixGrid`):
+            // small modules, noise, blur and a slant that zxing's own detector does not trace.
+            // Regions found in the contrast-stretched frame (faint and dark codes), and in it
+            // at half size (where sensor noise hides a small code's edges).
+            let stretched = Self.stretch(frame) ?? frame
+            var rects = RegionFinder.candidates(in: stretched, limit: 4)
+            for r in RegionFinder.candidates(in: Self.halve(stretched), limit: 4) {
+                let big = PixelRect(x: 2 * r.x, y: 2 * r.y, width: 2 * r.width, height: 2 * r.height)
+                if !rects.contains(where: { $0.overlapShare(big) > 0.5 }) { rects.append(big) }
+            }
+            return rects.prefix(6).flatMap { DataMatrixGrid.redrawn(frame, in: $0).map(Self.enlarged) }
         case .tiles:
             // Half-size windows on a half-window grid: a detector that looks from the centre
             // (zxing's Aztec) sees each part of the frame near a window's centre once.
@@ -138,6 +150,14 @@ public enum ImagePass: String, Sendable, CaseIterable {
         let ppm = 4.0, offset = Double(d.offset), grid = d.grid
         var t = TransformedFrame(frame: nearest(d.modules, factor: Int(ppm)), scale: 1)
         t.unrotate = { px, py in grid.map(px / ppm - offset - 0.5, py / ppm - offset - 0.5) }
+        return t
+    }
+
+    /// A DataMatrix drawn again (`DataMatrixGrid`) at 4 pixels per module, with the way back.
+    static func enlarged(_ d: DataMatrixGrid.Drawing) -> TransformedFrame {
+        let ppm = 4.0, map = d.map
+        var t = TransformedFrame(frame: nearest(d.modules, factor: Int(ppm)), scale: 1)
+        t.unrotate = { px, py in map(px / ppm, py / ppm) }
         return t
     }
 

@@ -117,6 +117,14 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
                 check(drawing.modules.width == 2 * (8 + AztecGrid.quietModules) + 1, "a drawing of \(drawing.modules.width)")
             }
         }
+        // Through the Aztec rune reader and the DataMatrix finder and grid (AztecRuneReader,
+        // DataMatrixGrid): bounded, each drawing a DataMatrix size inside its quiet border.
+        for rune in AztecRuneReader().decode(frame) { check(rune.text.count == 3 && rune.text.allSatisfy(\.isNumber), "a rune \(rune.text)") }
+        for drawing in DataMatrixGrid.redrawn(frame, in: PixelRect(x: 0, y: 0, width: width, height: height)) {
+            let rows = drawing.modules.height - 2 * DataMatrixGrid.quiet, columns = drawing.modules.width - 2 * DataMatrixGrid.quiet
+            check(DataMatrixGrid.squares.contains(rows) && rows == columns || DataMatrixGrid.rectangles.contains { $0 == (rows, columns) },
+                  "a DataMatrix drawing of \(rows) x \(columns)")
+        }
     case .mqtturl:
         // A broker URL from the config: parsed strictly, and what parses prints back to itself.
         if case .success(let url) = MQTTURL.parse(String(decoding: data, as: UTF8.self)) {

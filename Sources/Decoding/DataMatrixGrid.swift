@@ -1,0 +1,343 @@
+import Glibc
+import ScanHardware
+
+/// A DataMatrix code drawn again from its finder, module by module, on a clean grid.
+///
+/// zxing 1.4's DataMatrix detector traces the code's edges on a binarized image; small modules
+/// (under 3 pixels), sensor noise, a blur or a slant break the trace and nothing is read. Here the
+/// code is found as one connected part of ink (pixels darker than their neighbourhood, or lighter
+/// for a light-on-dark code) bridged over gaps of about a module; its smallest enclosing
+/// rectangle gives the four sides, and along each side a line fitted through the middle of the
+/// outer row of modules. The two sides that are nearly all ink are the L-shaped finder, the two
+/// that alternate are the clock tracks, whose ink counts give the number of rows and columns
+/// (snapped to the sizes DataMatrix has). The lines' crossings are the corner modules' centres;
+/// a projective map through them carries every module's centre to the image, where it is
+/// sampled (a few points averaged, against the noise) and drawn as a square of hard-edged
+/// pixels. The engine then reads a code that looks printed; its error correction takes the
+/// modules that were sampled wrong.
+enum DataMatrixGrid {
+    /// A code drawn again: one pixel per module inside a light border of `quiet` modules, and
+    /// the map from drawing pixels (module units, drawing's origin) to frame points.
+    struct Drawing {
+        var modules: GrayFrame
+        var map: @Sendable (Double, Double) -> (Double, Double)
+    }
+
+    static let quiet = 2
+
+    /// Square sizes, then rectangular (rows x columns), that DataMatrix ECC 200 has.
+    static let squares = [10, 12, 14, 16, 18, 20, 22, 24, 26, 32, 36, 40, 44, 48, 52, 64, 72, 80, 88, 96, 104, 120, 132, 144]
+    static let rectangles: [(Int, Int)] = [(8, 18), (8, 32), (12, 26), (12, 36), (16, 36), (16, 48)]
+
+    /// The code in `rect` of `f` drawn again, for each reading of its size that fits (none when
+    /// no finder is found).
+    static func redrawn(_ f: GrayFrame, in rect: PixelRect) -> [Drawing] {
+        let r = rect.clamped(width: f.width, height: f.height)
+        guard r.width >= 24, r.height >= 24, r.width * r.height <= 1_500_000 else { return [] }
+        let crop = f.cropped(to: r)
+        let smooth = IntegralImage(crop)
+        let radius = max(8, min(crop.width, crop.height) / 8)
+        for lightInk in [false, true] {
+            var ink = [Bool](repeating: false, count: crop.width * crop.height)
+            var inkCount = 0
+            for y in 0..<crop.height {
+                for x in 0..<crop.width {
+                    let v = smooth.mean(x: x, y: y, radius: 1), around = smooth.mean(x: x, y: y, radius: radius)
+                    let isInk = lightInk ? v > around + 6 : v < around - 6
+                    if isInk { ink[y * crop.width + x] = true; inkCount += 1 }
+                }
+            }
+            guard inkCount >= 64, let module = moduleSize(ink, crop.width, crop.height) else { continue }
+            guard let quad = finderQuad(ink, crop.width, crop.height, module: module) else { continue }
+            let drawings = sizes(quad, ink, crop, module: module).compactMap { size in
+                draw(crop, quad: quad, rows: size.rows, columns: size.columns, lightInk: lightInk, origin: (Double(r.x), Double(r.y)))
+            }
+            if !drawings.isEmpty { return drawings }
+        }
+        return []
+    }
+
+    /// About one module: a low quantile of the lengths of ink runs along rows and columns (most
+    /// runs in a DataMatrix are one module long).
+    static func moduleSize(_ ink: [Bool], _ w: Int, _ h: Int) -> Double? {
+        var lengths: [Int] = []
+        for y in stride(from: 0, to: h, by: 2) {
+            var run = 0
+            for x in 0..<w {
+                if ink[y * w + x] { run += 1 } else { if run >= 2 { lengths.append(run) }; run = 0 }
+            }
+        }
+        for x in stride(from: 0, to: w, by: 2) {
+            var run = 0
+            for y in 0..<h {
+                if ink[y * w + x] { run += 1 } else { if run >= 2 { lengths.append(run) }; run = 0 }
+            }
+        }
+        guard lengths.count >= 16 else { return nil }
+        lengths.sort()
+        return Double(lengths[lengths.count * 3 / 10])
+    }
+
+    /// The four sides of the code: lines through the middle of its outer modules, as corner
+    /// module centres (clockwise from the first side found) with which sides are finder (all
+    /// ink) and which clock track.
+    struct Quad {
+        /// Corner module centres, clockwise.
+        var corners: [(Double, Double)]
+        /// For each side i (corners i to i+1), how much of it is ink (finder ~1, clock ~0.5).
+        var inkShare: [Double]
+    }
+
+    static func finderQuad(_ ink: [Bool], _ w: Int, _ h: Int, module m: Double) -> Quad? {
+        for points in largestParts(ink, w, h, gap: max(1, min(4, Int(m.rounded())))) {
+            if let q = finderQuad(points, ink, w, h, module: m) { return q }
+        }
+        return nil
+    }
+
+    static func finderQuad(_ points: [(Int, Int)], _ ink: [Bool], _ w: Int, _ h: Int, module m: Double) -> Quad? {
+        let hull = convexHull(points)
+        guard hull.count >= 4, let box = minimumRectangle(hull) else { return nil }
+        // Each side: the ink within a module of it, a line fitted, then again nearer the line.
+        var lines: [(px: Double, py: Double, dx: Double, dy: Double)] = []
+        for i in 0..<4 {
+            let a = box[i], b = box[(i + 1) % 4]
+            let len = hypot(b.0 - a.0, b.1 - a.1)
+            guard len > 4 * m else { return nil }
+            var dir = ((b.0 - a.0) / len, (b.1 - a.1) / len)
+            // Inward normal: towards the box's centre.
+            let cx = box.map(\.0).reduce(0, +) / 4, cy = box.map(\.1).reduce(0, +) / 4
+            var normal = (-dir.1, dir.0)
+            if (cx - a.0) * normal.0 + (cy - a.1) * normal.1 < 0 { normal = (-normal.0, -normal.1) }
+            var near = points.filter { p in
+                let d = (Double(p.0) - a.0) * normal.0 + (Double(p.1) - a.1) * normal.1
+                return d >= -0.5 && d < 0.9 * m
+            }
+            guard near.count >= 8, var line = fitLine(near) else { return nil }
+            // Once more, with the points within half a module of that line's middle.
+            near = points.filter { p in abs((Double(p.0) - line.px) * -line.dy + (Double(p.1) - line.py) * line.dx) < 0.6 * m }
+            if near.count >= 8, let again = fitLine(near) { line = again }
+            if line.dx * dir.0 + line.dy * dir.1 < 0 { line.dx = -line.dx; line.dy = -line.dy }
+            dir = (line.dx, line.dy)
+            lines.append(line)
+        }
+        var corners: [(Double, Double)] = []
+        for i in 0..<4 {
+            guard let c = intersect(lines[(i + 3) % 4], lines[i]) else { return nil }
+            corners.append(c)
+        }
+        // How much of each side (between its corner modules) is ink.
+        let shares = (0..<4).map { i -> Double in
+            let a = corners[i], b = corners[(i + 1) % 4]
+            let n = max(8, Int(hypot(b.0 - a.0, b.1 - a.1)))
+            var hits = 0
+            for k in 0...n {
+                let t = Double(k) / Double(n)
+                let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
+                if x >= 0, y >= 0, x < w, y < h, ink[y * w + x] { hits += 1 }
+            }
+            return Double(hits) / Double(n + 1)
+        }
+        // The finder: two neighbouring sides nearly all ink; the clock tracks much less.
+        let quad = Quad(corners: corners, inkShare: shares)
+        guard let f = finderSide(quad) else { return nil }
+        let finder = min(shares[f], shares[(f + 1) % 4]), clock = (shares[(f + 2) % 4] + shares[(f + 3) % 4]) / 2
+        guard finder >= 0.8, clock <= 0.85, clock <= finder - 0.08 else { return nil }
+        return quad
+    }
+
+    /// The rows and columns the clock tracks show, and the neighbouring DataMatrix sizes.
+    static func sizes(_ q: Quad, _ ink: [Bool], _ crop: GrayFrame, module m: Double) -> [(rows: Int, columns: Int)] {
+        // Modules along a side: ink runs along a clock track, twice (a run is one dark module,
+        // the light between is another).
+        func count(_ i: Int) -> Int {
+            let a = q.corners[i], b = q.corners[(i + 1) % 4]
+            let n = max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1)))
+            var runs = 0, previous = false
+            for k in 0...n {
+                let t = Double(k) / Double(n)
+                let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
+                let isInk = x >= 0 && y >= 0 && x < crop.width && y < crop.height && ink[y * crop.width + x]
+                if isInk && !previous { runs += 1 }
+                previous = isInk
+            }
+            return 2 * runs
+        }
+        // Corners run clockwise as seen; for a code not seen mirrored the finder's sides are,
+        // in that order, its bottom row (corner `finder` to `finder + 1`, the L's corner) and
+        // its left column; the clock tracks are the top row (`finder + 2`) and the right
+        // column (`finder + 3`).
+        guard let finder = finderSide(q) else { return [] }
+        let top = (finder + 2) % 4, right = (finder + 3) % 4
+        func length(_ i: Int) -> Double { hypot(q.corners[i].0 - q.corners[(i + 1) % 4].0, q.corners[i].1 - q.corners[(i + 1) % 4].1) }
+        // Where a run was lost or split: the size from the length and the module size too.
+        let counted = (rows: count(right), columns: count(top))
+        let guessed = (rows: Int((length(right) / m).rounded()) + 1, columns: Int((length(top) / m).rounded()) + 1)
+        // The sizes DataMatrix has nearest either reading (within four modules in all).
+        let all = squares.map { ($0, $0) } + rectangles
+        let scored = all.map { size -> (rows: Int, columns: Int, score: Int) in
+            let score = [counted, guessed].map { abs($0.rows - size.0) + abs($0.columns - size.1) }.min()!
+            return (size.0, size.1, score)
+        }.filter { $0.score <= 4 }.sorted { $0.score < $1.score }
+        return scored.prefix(3).map { ($0.rows, $0.columns) }
+    }
+
+    /// The side where the finder's bottom row starts: it and the next side nearly all ink.
+    static func finderSide(_ q: Quad) -> Int? {
+        (0..<4).max { q.inkShare[$0] + q.inkShare[($0 + 1) % 4] < q.inkShare[$1] + q.inkShare[($1 + 1) % 4] }
+    }
+
+    /// The code sampled and drawn: `columns` modules along the side from corner `finder + 2`,
+    /// one pixel each, with the map back to frame points.
+    static func draw(_ crop: GrayFrame, quad q: Quad, rows: Int, columns: Int, lightInk: Bool, origin: (Double, Double)) -> Drawing? {
+        guard let finder = finderSide(q) else { return nil }
+        // Module (column, row) centres at the corners: the finder's bottom-right end, its
+        // corner (bottom left), its top end, and the clock tracks' corner (top right).
+        let last = (Double(columns - 1), Double(rows - 1))
+        let from: [(Double, Double)] = [(last.0, last.1), (0, last.1), (0, 0), (last.0, 0)]
+        let to = (0..<4).map { q.corners[(finder + $0) % 4] }
+        guard let h = AztecGrid.Grid.homography(from + [(last.0 / 2, last.1 / 2)], to + [centre(to)], perspective: true) else { return nil }
+        let grid = AztecGrid.Grid(h: h, dark: 0, light: 255)
+        var samples = [Double](repeating: 0, count: rows * columns)
+        let ok = crop.withUnsafeBytes { p -> Bool in
+            for j in 0..<rows {
+                for i in 0..<columns {
+                    var sum = 0.0, n = 0.0
+                    for (di, dj) in [(0.0, 0.0), (-0.2, -0.2), (0.2, -0.2), (-0.2, 0.2), (0.2, 0.2)] {
+                        let (x, y) = grid.map(Double(i) + di, Double(j) + dj)
+                        guard let v = AztecGrid.sample(p, crop, x, y) else { continue }
+                        sum += v; n += 1
+                    }
+                    guard n > 0 else { return false }
+                    samples[j * columns + i] = sum / n
+                }
+            }
+            return true
+        }
+        guard ok else { return nil }
+        // The threshold between the finder's ink and the clock track's light modules.
+        var inkLevel = 0.0, inkN = 0.0
+        for j in 0..<rows { inkLevel += samples[j * columns]; inkN += 1 }
+        for i in 0..<columns { inkLevel += samples[(rows - 1) * columns + i]; inkN += 1 }
+        var paperLevel = 0.0, paperN = 0.0
+        for i in stride(from: 1, to: columns, by: 2) { paperLevel += samples[i]; paperN += 1 }
+        for j in stride(from: 1, to: rows, by: 2) { paperLevel += samples[(rows - 1 - j) * columns + columns - 1]; paperN += 1 }
+        let mid = (inkLevel / inkN + paperLevel / paperN) / 2
+        guard abs(inkLevel / inkN - paperLevel / paperN) >= 10 else { return nil }
+        let side = (columns + 2 * quiet, rows + 2 * quiet)
+        var pixels = [UInt8](repeating: 255, count: side.0 * side.1)
+        for j in 0..<rows {
+            for i in 0..<columns where (samples[j * columns + i] < mid) != lightInk {
+                pixels[(j + quiet) * side.0 + i + quiet] = 0
+            }
+        }
+        let ox = origin.0, oy = origin.1
+        return Drawing(modules: GrayFrame(width: side.0, height: side.1, pixels: pixels)) { u, v in
+            let (x, y) = grid.map(u - Double(quiet) - 0.5, v - Double(quiet) - 0.5)
+            return (x + ox, y + oy)
+        }
+    }
+
+    static func centre(_ p: [(Double, Double)]) -> (Double, Double) {
+        // The diagonals' crossing: the middle of a quadrilateral under perspective.
+        intersect((p[0].0, p[0].1, p[2].0 - p[0].0, p[2].1 - p[0].1), (p[1].0, p[1].1, p[3].0 - p[1].0, p[3].1 - p[1].1))
+            ?? ((p[0].0 + p[2].0) / 2, (p[0].1 + p[2].1) / 2)
+    }
+
+    /// The ink pixels of the three largest connected parts (of 64 pixels or more), gaps of up
+    /// to `gap` pixels bridged: those that do not touch the crop's edge first (the ground
+    /// around a label, lighter or darker than it, does).
+    static func largestParts(_ ink: [Bool], _ w: Int, _ h: Int, gap: Int) -> [[(Int, Int)]] {
+        var label = [Bool](repeating: false, count: w * h)
+        var parts: [(points: [(Int, Int)], touches: Bool)] = []
+        for start in 0..<(w * h) where ink[start] && !label[start] {
+            var part: [(Int, Int)] = []
+            var touches = false
+            var stack = [start]
+            label[start] = true
+            while let i = stack.popLast() {
+                let x = i % w, y = i / w
+                part.append((x, y))
+                if x == 0 || y == 0 || x == w - 1 || y == h - 1 { touches = true }
+                for ny in max(0, y - gap)...min(h - 1, y + gap) {
+                    for nx in max(0, x - gap)...min(w - 1, x + gap) {
+                        let j = ny * w + nx
+                        if ink[j] && !label[j] { label[j] = true; stack.append(j) }
+                    }
+                }
+            }
+            if part.count >= 64 { parts.append((part, touches)) }
+        }
+        return parts.sorted { a, b in a.touches != b.touches ? !a.touches : a.points.count > b.points.count }.prefix(3).map(\.points)
+    }
+
+    /// The convex hull (monotone chain), counter-clockwise in image coordinates.
+    static func convexHull(_ points: [(Int, Int)]) -> [(Double, Double)] {
+        let p = points.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        guard p.count >= 3 else { return p.map { (Double($0.0), Double($0.1)) } }
+        func cross(_ o: (Int, Int), _ a: (Int, Int), _ b: (Int, Int)) -> Int { (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0) }
+        var lower: [(Int, Int)] = [], upper: [(Int, Int)] = []
+        for q in p {
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 { lower.removeLast() }
+            lower.append(q)
+        }
+        for q in p.reversed() {
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 { upper.removeLast() }
+            upper.append(q)
+        }
+        return (lower.dropLast() + upper.dropLast()).map { (Double($0.0), Double($0.1)) }
+    }
+
+    /// The smallest rectangle around a convex hull (one side lies along a hull edge), as its
+    /// corners in order.
+    static func minimumRectangle(_ hull: [(Double, Double)]) -> [(Double, Double)]? {
+        var best: (area: Double, corners: [(Double, Double)])?
+        for k in 0..<hull.count {
+            let a = hull[k], b = hull[(k + 1) % hull.count]
+            let len = hypot(b.0 - a.0, b.1 - a.1)
+            guard len > 0 else { continue }
+            let u = ((b.0 - a.0) / len, (b.1 - a.1) / len), v = (-u.1, u.0)
+            var minU = Double.infinity, maxU = -Double.infinity, minV = Double.infinity, maxV = -Double.infinity
+            for p in hull {
+                let pu = p.0 * u.0 + p.1 * u.1, pv = p.0 * v.0 + p.1 * v.1
+                minU = min(minU, pu); maxU = max(maxU, pu); minV = min(minV, pv); maxV = max(maxV, pv)
+            }
+            let area = (maxU - minU) * (maxV - minV)
+            if best == nil || area < best!.area {
+                let corner = { (s: Double, t: Double) -> (Double, Double) in (s * u.0 + t * v.0, s * u.1 + t * v.1) }
+                best = (area, [corner(minU, minV), corner(maxU, minV), corner(maxU, maxV), corner(minU, maxV)])
+            }
+        }
+        return best?.corners
+    }
+
+    /// The line through points (total least squares): a point on it and its direction.
+    static func fitLine(_ points: [(Int, Int)]) -> (px: Double, py: Double, dx: Double, dy: Double)? {
+        let n = Double(points.count)
+        let mx = points.reduce(0.0) { $0 + Double($1.0) } / n, my = points.reduce(0.0) { $0 + Double($1.1) } / n
+        var sxx = 0.0, syy = 0.0, sxy = 0.0
+        for p in points {
+            let dx = Double(p.0) - mx, dy = Double(p.1) - my
+            sxx += dx * dx; syy += dy * dy; sxy += dx * dy
+        }
+        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+        guard angle.isFinite else { return nil }
+        return (mx, my, cos(angle), sin(angle))
+    }
+
+    static func intersect(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> (Double, Double)? {
+        let det = a.2 * b.3 - a.3 * b.2
+        guard abs(det) > 1e-9 else { return nil }
+        let t = ((b.0 - a.0) * b.3 - (b.1 - a.1) * b.2) / det
+        return (a.0 + a.2 * t, a.1 + a.3 * t)
+    }
+}
+
+extension PixelRect {
+    /// How much of the smaller of two rectangles the other covers (0 to 1).
+    func overlapShare(_ o: PixelRect) -> Double {
+        let w = min(x + width, o.x + o.width) - max(x, o.x), h = min(y + height, o.y + o.height) - max(y, o.y)
+        guard w > 0, h > 0 else { return 0 }
+        return Double(w * h) / Double(max(1, min(width * height, o.width * o.height)))
+    }
+}
