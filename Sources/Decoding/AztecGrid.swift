@@ -56,6 +56,31 @@ enum AztecGrid {
         return [binary, grey].map { Drawing(modules: GrayFrame(width: side, height: side, pixels: $0), grid: grid, offset: radius + quietModules) }
     }
 
+    /// The code around the bullseye seen square-on: the image warped through each grid the
+    /// rings give (out to `radius` modules, `ppm` pixels a module, bilinear, light outside the
+    /// frame), so that the engine's own detector, which copes with a little skew but not with a
+    /// steep slant, finds the code. With the map from warped pixels to frame points.
+    static func rectified(_ f: GrayFrame, x: Double, y: Double, module: Double, radius: Int = 20, ppm: Int = 5)
+        -> [(frame: GrayFrame, map: @Sendable (Double, Double) -> (Double, Double))] {
+        guard module >= 1.2, module < 1000, radius >= 1, ppm >= 1, x >= 0, y >= 0, x < Double(f.width), y < Double(f.height) else { return [] }
+        let grids = Grid.fit(f, x: x, y: y, module: module)
+        // Only the projective grid where there is one: the affine one is what the frame is.
+        return grids.suffix(1).map { grid in
+            let side = (2 * (radius + quietModules) + 1) * ppm
+            let offset = Double(radius + quietModules) + 0.5, scale = Double(ppm)
+            var out = [UInt8](repeating: UInt8(max(0, min(255, grid.light.rounded()))), count: side * side)
+            f.withUnsafeBytes { p in
+                for v in 0..<side {
+                    for u in 0..<side {
+                        let (px, py) = grid.map((Double(u) + 0.5) / scale - offset, (Double(v) + 0.5) / scale - offset)
+                        if let s = sample(p, f, px, py) { out[v * side + u] = UInt8(max(0, min(255, s.rounded()))) }
+                    }
+                }
+            }
+            return (GrayFrame(width: side, height: side, pixels: out), { u, v in grid.map(u / scale - offset, v / scale - offset) })
+        }
+    }
+
     /// The grey level at an image point (bilinear), nil outside the image.
     static func sample(_ p: UnsafeRawBufferPointer, _ f: GrayFrame, _ x: Double, _ y: Double) -> Double? {
         guard f.width >= 2, f.height >= 2, x >= 0, y >= 0, x <= Double(f.width - 1), y <= Double(f.height - 1) else { return nil }

@@ -49,7 +49,7 @@ enum DataMatrixGrid {
             }
             guard inkCount >= 64, let module = moduleSize(ink, crop.width, crop.height) else { continue }
             guard let quad = finderQuad(ink, crop.width, crop.height, module: module) else { continue }
-            let drawings = sizes(quad, ink, crop, module: module).compactMap { size in
+            let drawings = sizes(quad, ink, crop, module: module, lightInk: lightInk).compactMap { size in
                 draw(crop, quad: quad, rows: size.rows, columns: size.columns, lightInk: lightInk, origin: (Double(r.x), Double(r.y)))
             }
             if !drawings.isEmpty { return drawings }
@@ -147,7 +147,7 @@ enum DataMatrixGrid {
     }
 
     /// The rows and columns the clock tracks show, and the neighbouring DataMatrix sizes.
-    static func sizes(_ q: Quad, _ ink: [Bool], _ crop: GrayFrame, module m: Double) -> [(rows: Int, columns: Int)] {
+    static func sizes(_ q: Quad, _ ink: [Bool], _ crop: GrayFrame, module m: Double, lightInk: Bool = false) -> [(rows: Int, columns: Int)] {
         // Modules along a side: ink runs along a clock track, twice (a run is one dark module,
         // the light between is another).
         func count(_ i: Int) -> Int {
@@ -163,6 +163,26 @@ enum DataMatrixGrid {
             }
             return 2 * runs
         }
+        // The same from the grey levels along the track (a blur that merges ink runs in the
+        // thresholded image still leaves a dip at each ink module): dips below the middle of
+        // the track's range, with a hysteresis of a tenth of it.
+        func dips(_ i: Int) -> Int {
+            let a = q.corners[i], b = q.corners[(i + 1) % 4]
+            let n = max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1)))
+            let profile = crop.withUnsafeBytes { p in
+                (0...n).compactMap { k -> Double? in
+                    let t = Double(k) / Double(n)
+                    return AztecGrid.sample(p, crop, a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t).map { lightInk ? -$0 : $0 }
+                }
+            }
+            guard let lo = profile.min(), let hi = profile.max(), hi - lo >= 8 else { return 0 }
+            let mid = (lo + hi) / 2, band = (hi - lo) / 10
+            var runs = 0, inside = false
+            for v in profile {
+                if !inside && v < mid - band { inside = true; runs += 1 } else if inside && v > mid + band { inside = false }
+            }
+            return 2 * runs
+        }
         // Corners run clockwise as seen; for a code not seen mirrored the finder's sides are,
         // in that order, its bottom row (corner `finder` to `finder + 1`, the L's corner) and
         // its left column; the clock tracks are the top row (`finder + 2`) and the right
@@ -172,14 +192,15 @@ enum DataMatrixGrid {
         func length(_ i: Int) -> Double { hypot(q.corners[i].0 - q.corners[(i + 1) % 4].0, q.corners[i].1 - q.corners[(i + 1) % 4].1) }
         // Where a run was lost or split: the size from the length and the module size too.
         let counted = (rows: count(right), columns: count(top))
+        let dipped = (rows: dips(right), columns: dips(top))
         let guessed = (rows: Int((length(right) / m).rounded()) + 1, columns: Int((length(top) / m).rounded()) + 1)
         // The sizes DataMatrix has nearest either reading (within four modules in all).
         let all = squares.map { ($0, $0) } + rectangles
         let scored = all.map { size -> (rows: Int, columns: Int, score: Int) in
-            let score = [counted, guessed].map { abs($0.rows - size.0) + abs($0.columns - size.1) }.min()!
+            let score = [counted, dipped, guessed].map { abs($0.rows - size.0) + abs($0.columns - size.1) }.min()!
             return (size.0, size.1, score)
         }.filter { $0.score <= 4 }.sorted { $0.score < $1.score }
-        return scored.prefix(3).map { ($0.rows, $0.columns) }
+        return scored.prefix(4).map { ($0.rows, $0.columns) }
     }
 
     /// The side where the finder's bottom row starts: it and the next side nearly all ink.

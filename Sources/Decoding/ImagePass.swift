@@ -89,6 +89,14 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // when the rings do not fit one), then the best four as crops.
             let found = RegionFinder.bullseyes(in: frame, limit: 8)
             let bullseyes = found.flatMap { AztecGrid.redrawn(frame, x: Double($0.x), y: Double($0.y), module: $0.module).map(Self.enlarged) }
+                + found.prefix(4).flatMap { found in
+                    // Seen square-on, for the engine's own detector (a steep slant).
+                    AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module).map { warped in
+                        var t = TransformedFrame(frame: warped.frame, scale: 1)
+                        t.unrotate = warped.map
+                        return t
+                    }
+                }
                 + found.prefix(4).map { found -> TransformedFrame in
                     let crop = frame.cropped(to: found.rect)
                     let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))

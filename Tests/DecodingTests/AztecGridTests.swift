@@ -65,3 +65,36 @@ import Testing
         #expect(AztecGrid.Grid.solve([[1, 2], [2, 4]], [1, 2]) == nil, "singular")
     }
 }
+
+@Suite struct AztecRectifiedTests {
+    /// The fixture seen at a steep slant: each frame pixel (u, v) shows the fixture's point
+    /// through a projective map (modules on the far side about two thirds the size of the near side's).
+    static func slanted() throws -> GrayFrame {
+        let pure = try ImageFile.load(Fixture.path("aztec.png"))
+        let w = 300, h = 260
+        var out = [UInt8](repeating: 235, count: w * h)
+        let grid = AztecGrid.Grid(h: [1.6, 0.2, 0, 0.1, 1.7, 0, 0.003, 0.0008], dark: 0, light: 255)
+        pure.withUnsafeBytes { p in
+            for v in 0..<h {
+                for u in 0..<w {
+                    let (x, y) = grid.map(Double(u) - 30, Double(v) - 30)
+                    if let s = AztecGrid.sample(p, pure, x, y) { out[v * w + u] = UInt8(s * 0.8 + 20) }
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    @Test func aSteeplySlantedCodeIsSeenSquareOnAndRead() throws {
+        let frame = try Self.slanted()
+        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 misses the slanted code")
+        let found = try #require(RegionFinder.bullseyes(in: frame).first)
+        let warped = AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module)
+        #expect(warped.count == 1)
+        let reads = warped.flatMap { w in ZXingDecoder().decode(w.frame).map { s in s.corners.map { w.map(Double($0.x), Double($0.y)) } } }
+        // Read, and its corners map back round the bullseye in the frame.
+        let corners = try #require(reads.first)
+        #expect(corners.allSatisfy { abs($0.0 - Double(found.x)) < 120 && abs($0.1 - Double(found.y)) < 120 }, "\(corners) vs \(found)")
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["scand Aztec fixture"])
+    }
+}
