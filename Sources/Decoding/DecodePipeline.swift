@@ -1,3 +1,4 @@
+import Glibc
 import ScanCore
 import ScanHardware
 
@@ -69,7 +70,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // An even, noisy scene: nothing to read, and the engines' costliest frame.
         guard !passesOverEvenFrames || ContrastGate.mayHoldCode(region) else { return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: nil) }
         let doubts = Doubts()
-        let found = rules.apply(confirmed(lookFirst(region), by: engines, in: region, doubts))
+        let found = rules.apply(whole(confirmed(lookFirst(region), by: engines, in: region, doubts), in: region))
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -81,8 +82,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             guard !lookers.isEmpty else { continue }
             for transformed in pass.apply(region) {
                 if abandon() { return [] }
-                let found = rules.apply(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts,
-                                                  enlarged: transformed.unrotate == nil ? 1 / transformed.scale : 1))
+                let found = rules.apply(whole(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts,
+                                                        enlarged: transformed.unrotate == nil ? 1 / transformed.scale : 1), in: transformed.frame))
                     .map { transformed.mapBack($0) }
                 if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
             }
@@ -200,6 +201,44 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         case .cannotTell:
             return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
                 || rereads(s, with: engine, in: frame)
+        }
+    }
+
+    /// The reads that are not part of a code read across its bars at a slant. A scan line that
+    /// crosses the bars of a turned code obliquely leaves the code through its top or bottom
+    /// edge, and for a code without a check character (Interleaved 2 of 5, Code 39, Codabar) the
+    /// part it crossed can be a valid code of its own (a 12-digit ITF read as 8 of its digits).
+    /// Such a read (its line more than 7° off the bars' normal) is dropped when the code turned
+    /// upright (a square of three times its length around it, so the whole code is in it) reads as a longer code of its
+    /// kind that holds its text: the whole, of which it was a part.
+    func whole(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        found.filter { s in
+            guard [.itf, .itf14, .code39, .codabar].contains(s.symbology), s.corners.count >= 2 else { return true }
+            let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
+            let length = (dx * dx + dy * dy).squareRoot()
+            guard length >= 8 else { return true }
+            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+            let cx = Double(xs.min()! + xs.max()!) / 2, cy = Double(ys.min()! + ys.max()!) / 2
+            let half = Int(1.5 * length) + 16
+            let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
+            guard rect.width > 16, rect.height > 16 else { return true }
+            let crop = frame.cropped(to: rect)
+            guard let bars = ImagePass.barAngle(crop) else { return true }
+            // The line's angle against the bars' normal, folded into 0 ... pi/2.
+            var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
+            off = min(off, Double.pi - off)
+            guard off > 0.12 else { return true }
+            let upright = ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: rect.x, originY: rect.y)
+            // A longer code of its kind read there, that holds this one's text: this was a part
+            // of it. Anything else (the same, a shorter part, nothing under a blur or a steep
+            // perspective) says nothing against it.
+            let text = s.text
+            return !engines.contains { engine in
+                engine.decode(upright.frame).contains { r in
+                    (r.symbology == s.symbology || [r.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
+                        && r.text.count > text.count && r.text.contains(text)
+                }
+            }
         }
     }
 
