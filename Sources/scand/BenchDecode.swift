@@ -18,6 +18,12 @@ struct DecodeBench: ParsableCommand {
     @Option(help: "Decoders to measure: zbar, zxing, pipeline-fast, pipeline-balanced, pipeline-accurate.")
     var decoders: [String] = ["zbar", "zxing", "pipeline-balanced"]
 
+    @Option(help: "Threads for the pipeline's deeper passes on an image (1: as the kiosk runs them, beside the next frame's first look).")
+    var workers: Int = DecodeBench.onlineProcessors
+
+    /// The processors online (sysconf), at least 1.
+    static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
     @Flag(inversion: .prefixedNo, help: "Also run zbarimg once per image as the outside reference.")
     var zbarimg = true
 
@@ -60,7 +66,7 @@ struct DecodeBench: ParsableCommand {
         var frames: [GrayFrame?] = []
         for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
         var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
-            guard let decoder = Self.decoder(named: name) else { printError("unknown decoder \(name)"); return nil }
+            guard let decoder = Self.decoder(named: name, workers: workers) else { printError("unknown decoder \(name)"); return nil }
             let clock = ContinuousClock()
             var outcomes: [Outcome] = []
             for (r, frame) in zip(records, frames) {
@@ -224,14 +230,14 @@ struct DecodeBench: ParsableCommand {
         return s[min(s.count - 1, Int(Double(s.count - 1) * p + 0.5))]
     }
 
-    static func decoder(named name: String) -> (any BarcodeDecoder)? {
+    static func decoder(named name: String, workers: Int = 1) -> (any BarcodeDecoder)? {
         let all = Set(Symbology.allCases).subtracting([.isbn10, .isbn13])
         switch name {
         case "zbar": return ZBarDecoder(symbologies: all)
         case "zxing": return ZXingDecoder(symbologies: all)
-        case "pipeline-fast": return DecodePipeline(symbologies: all, quality: .fast)
-        case "pipeline-balanced", "pipeline": return DecodePipeline(symbologies: all, quality: .balanced)
-        case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate)
+        case "pipeline-fast": return DecodePipeline(symbologies: all, quality: .fast, workers: workers)
+        case "pipeline-balanced", "pipeline": return DecodePipeline(symbologies: all, quality: .balanced, workers: workers)
+        case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate, workers: workers)
         default: return nil
         }
     }

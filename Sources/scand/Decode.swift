@@ -30,6 +30,9 @@ struct Decode: ParsableCommand {
     @Option(help: "Pipeline effort: fast, balanced or accurate.")
     var quality: QualityChoice = .balanced
 
+    @Option(help: "Threads for the pipeline's deeper passes on an image (default: the processors online).")
+    var workers: Int = DecodeBench.onlineProcessors
+
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
 
@@ -52,7 +55,7 @@ struct Decode: ParsableCommand {
         case .zxing: decoder = ZXingDecoder(symbologies: set)
         case .pipeline:
             // One image is one frame: no agreeing frames, check digits and lengths as configured by default.
-            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced)
+            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers)
         }
         let viewport = roi?.viewport ?? .full
         var anyMissing = false, anyError = false

@@ -1,0 +1,50 @@
+@testable import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+import Testing
+
+/// The deep passes spread over threads give what one thread gives.
+@Suite struct ParallelPassesTests {
+    @Test func twoThreadsReadWhatOneReads() throws {
+        var frames: [GrayFrame] = [
+            try DataMatrixGridTests.camera(turn: 0.2, scale: 0.34, noise: 50),
+            try AztecRectifiedTests.slanted(),
+            ImagePass.bordered(try ImageFile.load(Fixture.path("aztec-rune-68.png")), 20),
+            ImagePass.map(try ImageFile.load(Fixture.path("qr.png"))) { 255 &- $0 },
+            GrayFrame(width: 320, height: 240, pixels: (0..<(320 * 240)).map { UInt8(($0 * 7919) % 97 + 80) }),
+        ]
+        frames += try PipelineTests.seed.prefix(6).map { try ImageFile.load(Fixture.path($0.file)) }
+        let one = DecodePipeline(), two = DecodePipeline(workers: 2)
+        #expect(two.workers == 2 && two.helperEngines.count == 1)
+        for (k, frame) in frames.enumerated() {
+            let a = one.decode(frame), b = two.decode(frame)
+            #expect(a.map(\.text) == b.map(\.text), "frame \(k)")
+            #expect(a.map(\.corners) == b.map(\.corners), "frame \(k)")
+        }
+        // The hard frames above are read only by the deep passes, the noise by nothing.
+        #expect(two.decode(frames[0]).map(\.text) == ["scand DataMatrix fixture"])
+        #expect(two.decode(frames[2]).map(\.text) == ["068"])
+        #expect(two.decode(frames[4]).isEmpty)
+    }
+
+    @Test func theJobsGoInPassOrderAndNoFurtherThanOnePassAhead() {
+        var jobs = ParallelPasses(passes: 4)
+        guard case .make(0)? = jobs.next() else { Issue.record("first: make pass 0"); return }
+        guard case .make(1)? = jobs.next() else { Issue.record("then: make pass 1"); return }
+        // Pass 2 is two ahead of the pass being weighed (0): not yet.
+        guard case .wait? = jobs.next() else { Issue.record("wait while passes 0 and 1 are made"); return }
+        let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
+        jobs.made(1, [blank, blank])
+        jobs.made(0, [blank])
+        guard case .read(0, 0, _)? = jobs.next() else { Issue.record("the earliest image first"); return }
+        guard case .read(1, 0, _)? = jobs.next() else { Issue.record("then pass 1's"); return }
+        guard case .read(1, 1, _)? = jobs.next() else { Issue.record("then pass 1's second"); return }
+        guard case .wait? = jobs.next() else { Issue.record("pass 2 waits for pass 0 to be weighed"); return }
+        jobs.weighing = 1
+        guard case .make(2)? = jobs.next() else { Issue.record("then pass 2"); return }
+        jobs.stopped = true
+        guard case .over? = jobs.next() else { Issue.record("stopped: over"); return }
+        #expect(jobs.next(peek: true) == nil)
+    }
+}
