@@ -37,6 +37,7 @@ enum DataMatrixGrid {
         let crop = f.cropped(to: r)
         let smooth = IntegralImage(crop)
         let radius = max(8, min(crop.width, crop.height) / 8)
+        var drawings: [Drawing] = []
         for lightInk in [false, true] {
             var ink = [Bool](repeating: false, count: crop.width * crop.height)
             var inkCount = 0
@@ -49,12 +50,13 @@ enum DataMatrixGrid {
             }
             guard inkCount >= 64, let module = moduleSize(ink, crop.width, crop.height) else { continue }
             guard let quad = finderQuad(ink, crop.width, crop.height, module: module) else { continue }
-            let drawings = sizes(quad, ink, crop, module: module, lightInk: lightInk).compactMap { size in
+            // Both readings of the ink are drawn: a dark-on-light reading of a light-on-dark
+            // code can find an L too (its ground's edge), and only the engine tells them apart.
+            drawings += sizes(quad, ink, crop, module: module, lightInk: lightInk).compactMap { size in
                 draw(crop, quad: quad, rows: size.rows, columns: size.columns, lightInk: lightInk, origin: (Double(r.x), Double(r.y)))
             }
-            if !drawings.isEmpty { return drawings }
         }
-        return []
+        return drawings
     }
 
     /// About one module: a low quantile of the lengths of ink runs along rows and columns (most
@@ -194,13 +196,15 @@ enum DataMatrixGrid {
         let counted = (rows: count(right), columns: count(top))
         let dipped = (rows: dips(right), columns: dips(top))
         let guessed = (rows: Int((length(right) / m).rounded()) + 1, columns: Int((length(top) / m).rounded()) + 1)
-        // The sizes DataMatrix has nearest either reading (within four modules in all).
+        // The sizes DataMatrix has, nearest a reading first (within four modules in all).
         let all = squares.map { ($0, $0) } + rectangles
         let scored = all.map { size -> (rows: Int, columns: Int, score: Int) in
             let score = [counted, dipped, guessed].map { abs($0.rows - size.0) + abs($0.columns - size.1) }.min()!
             return (size.0, size.1, score)
-        }.filter { $0.score <= 4 }.sorted { $0.score < $1.score }
-        return scored.prefix(4).map { ($0.rows, $0.columns) }
+        }.sorted { $0.score < $1.score }
+        // The nearest four (a wrong size gives a drawing the engine's error correction
+        // refuses, at a fraction of a millisecond each).
+        return scored.filter { $0.score <= 4 }.prefix(4).map { ($0.rows, $0.columns) }
     }
 
     /// The side where the finder's bottom row starts: it and the next side nearly all ink.
