@@ -62,19 +62,11 @@ enum DataMatrixGrid {
     /// About one module: a low quantile of the lengths of ink runs along rows and columns (most
     /// runs in a DataMatrix are one module long).
     static func moduleSize(_ ink: [Bool], _ w: Int, _ h: Int) -> Double? {
-        var lengths: [Int] = []
-        for y in stride(from: 0, to: h, by: 2) {
-            var run = 0
-            for x in 0..<w {
-                if ink[y * w + x] { run += 1 } else { if run >= 2 { lengths.append(run) }; run = 0 }
-            }
-        }
-        for x in stride(from: 0, to: w, by: 2) {
-            var run = 0
-            for y in 0..<h {
-                if ink[y * w + x] { run += 1 } else { if run >= 2 { lengths.append(run) }; run = 0 }
-            }
-        }
+        guard w >= 2, h >= 2 else { return nil }
+        // Every second row and column; a run that reaches the crop's edge is cut, not counted.
+        let rows = stride(from: 0, to: h, by: 2).flatMap { y in RegionFinder.runs(count: w) { ink[y * w + $0] }.filter { $0.start + $0.length < w } }
+        let columns = stride(from: 0, to: w, by: 2).flatMap { x in RegionFinder.runs(count: h) { ink[$0 * w + x] }.filter { $0.start + $0.length < h } }
+        var lengths = (rows + columns).filter { $0.dark && $0.length >= 2 }.map(\.length)
         guard lengths.count >= 16 else { return nil }
         lengths.sort()
         return Double(lengths[lengths.count * 3 / 10])
@@ -102,13 +94,13 @@ enum DataMatrixGrid {
         guard hull.count >= 4, let box = minimumRectangle(hull) else { return nil }
         // Each side: the ink within a module of it, a line fitted, then again nearer the line.
         var lines: [(px: Double, py: Double, dx: Double, dy: Double)] = []
+        let cx = box.map(\.0).reduce(0, +) / 4, cy = box.map(\.1).reduce(0, +) / 4
         for i in 0..<4 {
             let a = box[i], b = box[(i + 1) % 4]
             let len = hypot(b.0 - a.0, b.1 - a.1)
             guard len > 4 * m else { return nil }
-            var dir = ((b.0 - a.0) / len, (b.1 - a.1) / len)
+            let dir = ((b.0 - a.0) / len, (b.1 - a.1) / len)
             // Inward normal: towards the box's centre.
-            let cx = box.map(\.0).reduce(0, +) / 4, cy = box.map(\.1).reduce(0, +) / 4
             var normal = (-dir.1, dir.0)
             if (cx - a.0) * normal.0 + (cy - a.1) * normal.1 < 0 { normal = (-normal.0, -normal.1) }
             var near = points.filter { p in
@@ -120,7 +112,6 @@ enum DataMatrixGrid {
             near = points.filter { p in abs((Double(p.0) - line.px) * -line.dy + (Double(p.1) - line.py) * line.dx) < 0.6 * m }
             if near.count >= 8, let again = fitLine(near) { line = again }
             if line.dx * dir.0 + line.dy * dir.1 < 0 { line.dx = -line.dx; line.dy = -line.dy }
-            dir = (line.dx, line.dy)
             lines.append(line)
         }
         var corners: [(Double, Double)] = []
@@ -131,14 +122,8 @@ enum DataMatrixGrid {
         // How much of each side (between its corner modules) is ink.
         let shares = (0..<4).map { i -> Double in
             let a = corners[i], b = corners[(i + 1) % 4]
-            let n = max(8, Int(hypot(b.0 - a.0, b.1 - a.1)))
-            var hits = 0
-            for k in 0...n {
-                let t = Double(k) / Double(n)
-                let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
-                if x >= 0, y >= 0, x < w, y < h, ink[y * w + x] { hits += 1 }
-            }
-            return Double(hits) / Double(n + 1)
+            let inks = inkAlong(ink, w, h, from: a, to: b, count: max(8, Int(hypot(b.0 - a.0, b.1 - a.1))))
+            return Double(inks.filter { $0 }.count) / Double(inks.count)
         }
         // The finder: two neighbouring sides nearly all ink; the clock tracks much less.
         let quad = Quad(corners: corners, inkShare: shares)
@@ -154,28 +139,17 @@ enum DataMatrixGrid {
         // the light between is another).
         func count(_ i: Int) -> Int {
             let a = q.corners[i], b = q.corners[(i + 1) % 4]
-            let n = max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1)))
-            var runs = 0, previous = false
-            for k in 0...n {
-                let t = Double(k) / Double(n)
-                let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
-                let isInk = x >= 0 && y >= 0 && x < crop.width && y < crop.height && ink[y * crop.width + x]
-                if isInk && !previous { runs += 1 }
-                previous = isInk
-            }
-            return 2 * runs
+            let inks = inkAlong(ink, crop.width, crop.height, from: a, to: b, count: max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1))))
+            return 2 * RegionFinder.runs(count: inks.count) { inks[$0] }.filter(\.dark).count
         }
         // The same from the grey levels along the track (a blur that merges ink runs in the
         // thresholded image still leaves a dip at each ink module): dips below the middle of
         // the track's range, with a hysteresis of a tenth of it.
         func dips(_ i: Int) -> Int {
             let a = q.corners[i], b = q.corners[(i + 1) % 4]
-            let n = max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1)))
+            let points = along(a, b, count: max(16, Int(4 * hypot(b.0 - a.0, b.1 - a.1))))
             let profile = crop.withUnsafeBytes { p in
-                (0...n).compactMap { k -> Double? in
-                    let t = Double(k) / Double(n)
-                    return AztecGrid.sample(p, crop, a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t).map { lightInk ? -$0 : $0 }
-                }
+                points.compactMap { AztecGrid.sample(p, crop, $0.0, $0.1).map { lightInk ? -$0 : $0 } }
             }
             guard let lo = profile.min(), let hi = profile.max(), hi - lo >= 8 else { return 0 }
             let mid = (lo + hi) / 2, band = (hi - lo) / 10
@@ -205,6 +179,23 @@ enum DataMatrixGrid {
         // The nearest four (a wrong size gives a drawing the engine's error correction
         // refuses, at a fraction of a millisecond each).
         return scored.filter { $0.score <= 4 }.prefix(4).map { ($0.rows, $0.columns) }
+    }
+
+    /// `count` + 1 points evenly from `a` to `b`, both included.
+    static func along(_ a: (Double, Double), _ b: (Double, Double), count n: Int) -> [(Double, Double)] {
+        (0...n).map { k in
+            let t = Double(k) / Double(n)
+            return (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t)
+        }
+    }
+
+    /// Whether each of `count` + 1 points from `a` to `b` is ink (nearest pixel; outside the
+    /// crop is not).
+    static func inkAlong(_ ink: [Bool], _ w: Int, _ h: Int, from a: (Double, Double), to b: (Double, Double), count n: Int) -> [Bool] {
+        along(a, b, count: n).map { p in
+            let x = Int(p.0.rounded()), y = Int(p.1.rounded())
+            return x >= 0 && y >= 0 && x < w && y < h && ink[y * w + x]
+        }
     }
 
     /// The side where the finder's bottom row starts: it and the next side nearly all ink.

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import ScanCore
 import ScanHardware
@@ -90,13 +89,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
         for pass in passes {
-            let lookers = pass == .thresholds ? thresholdEngines : pass == .runes ? runeReaders : engines
+            let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
             for transformed in pass.apply(region) {
                 if abandon() { return [] }
-                let found = rules.apply(whole(confirmed(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed.frame, doubts,
-                                                        enlarged: transformed.unrotate == nil ? 1 / transformed.scale : 1), in: transformed.frame))
-                    .map { transformed.mapBack($0) }
+                let found = weigh(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed, doubts)
                 if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
             }
         }
@@ -108,47 +105,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         pass == .thresholds ? thresholdEngines : pass == .runes ? runeReaders : set
     }
 
-    /// What `deepLook` gives, with the work spread over `workers` threads: each thread takes
-    /// the next job, reading an image of a pass whose images are made (earliest first) with its
-    /// own engines, or else making the next pass's images; the calling thread also weighs the
-    /// reads (confirmations, rules) image by image in pass order, as `deepLook` does, so the
-    /// result is the same. Once an image has a code nothing more is handed out, and the helpers
-    /// are waited for: nothing of a frame runs on after `decode`.
-    func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
-        guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
-        let run = ParallelDeepLook(pipeline: self, region: look.region)
-        for k in helperEngines.indices { spawnThread { run.helper(k + 1) } }
-        var found: [Symbol] = []
-        var p = 0, i = 0
-        weigh: while p < passes.count {
-            // Weigh every image that is read, in order.
-            while p < passes.count {
-                let (frames, lists) = run.shared.withLock { s in (s.frames[p], s.frames[p] != nil && i < s.reads[p].count ? s.reads[p][i] : nil) }
-                guard let frames else { break }
-                if i >= frames.count {
-                    p += 1; i = 0
-                    // Jobs of one more pass may be handed out now.
-                    let weighing = p
-                    run.shared.withLock { $0.weighing = weighing }
-                    run.changed(by: 0)
-                    continue
-                }
-                guard let lists else { break }
-                let t = frames[i]
-                let symbols = rules.apply(whole(confirmed(lists, by: lookers(passes[p], engines), in: t.frame, doubts,
-                                                          enlarged: t.unrotate == nil ? 1 / t.scale : 1), in: t.frame))
-                if !symbols.isEmpty {
-                    found = Self.placed(symbols.map { t.mapBack($0) }, in: look.region, at: look.origin)
-                    break weigh
-                }
-                i += 1
-            }
-            guard p < passes.count else { break }
-            // Then a job of its own, or wait for a helper's.
-            if !run.work(0) { run.wake[0].wait() }
-        }
-        run.stop()
-        return found
+    /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
+    /// the rules, in region coordinates.
+    func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
+        rules.apply(whole(confirmed(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1), in: t.frame))
+            .map { t.mapBack($0) }
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.
@@ -365,118 +326,5 @@ extension DecodingEngine {
         var set = self == .zxing ? ZXingDecoder.supported : ZBarDecoder.supported
         if set.contains(.ean13) { set.formUnion([.isbn10, .isbn13]) }
         return set
-    }
-}
-
-/// A value handed to a helper thread whose type Swift cannot prove sendable (the pipeline's
-/// engines); the pipeline's locking makes the hand-over safe.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// One frame's deep passes on several threads (`DecodePipeline.deepLookInParallel`): the jobs,
-/// the threads' wake-ups, the helpers' end.
-final class ParallelDeepLook: @unchecked Sendable {
-    let pipeline: DecodePipeline
-    let region: GrayFrame
-    let shared: Locked<ParallelPasses>
-    let wake: [DispatchSemaphore]
-    let finished = DispatchSemaphore(value: 0)
-
-    init(pipeline: DecodePipeline, region: GrayFrame) {
-        self.pipeline = pipeline
-        self.region = region
-        shared = Locked(ParallelPasses(passes: pipeline.passes.count))
-        wake = (0..<pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
-    }
-
-    /// Thread `me`'s engines: the pipeline's own for the calling thread, a helper's set else.
-    func engines(_ me: Int) -> [any BarcodeDecoder] { me == 0 ? pipeline.engines : pipeline.helperEngines[me - 1] }
-
-    /// Tells the other threads that something changed.
-    func changed(by me: Int) { for k in wake.indices where k != me { wake[k].signal() } }
-
-    /// Does one job for thread `me`; false when there was none to take.
-    func work(_ me: Int) -> Bool {
-        switch shared.withLock({ $0.next() }) ?? .over {
-        case .make(let p):
-            let pass = pipeline.passes[p]
-            let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region)
-            shared.withLock { $0.made(p, frames) }
-        case .read(let p, let i, let t):
-            let lists = pipeline.lookers(pipeline.passes[p], engines(me)).map { $0.decode(t.frame) }
-            shared.withLock { $0.reads[p][i] = lists }
-        case .wait, .over: return false
-        }
-        changed(by: me)
-        return true
-    }
-
-    /// A helper thread's loop: jobs until nothing more will come.
-    func helper(_ me: Int) {
-        while true {
-            if work(me) { continue }
-            if shared.withLock({ $0.stopped || $0.next(peek: true) == nil }) { break }
-            wake[me].wait()
-        }
-        finished.signal()
-    }
-
-    /// Nothing more is handed out; returns when every helper has ended.
-    func stop() {
-        shared.withLock { $0.stopped = true }
-        changed(by: 0)
-        for _ in 1..<wake.count { finished.wait() }
-    }
-}
-
-/// The jobs of a parallel deep look: which passes' images are made, which images are read,
-/// and what to hand out next.
-struct ParallelPasses {
-    enum Job { case make(Int), read(Int, Int, TransformedFrame), wait, over }
-    var frames: [[TransformedFrame]?]
-    var reads: [[[[Symbol]]?]]
-    var taken: [Int]
-    var nextPass = 0
-    var stopped = false
-    /// The pass being weighed: jobs go no further than the pass after it (a job that would
-    /// only be thrown away when this pass has a code is not started, and cannot delay the end).
-    var weighing = 0
-
-    init(passes: Int) {
-        frames = Array(repeating: nil, count: passes)
-        reads = Array(repeating: [], count: passes)
-        taken = Array(repeating: 0, count: passes)
-    }
-
-    mutating func made(_ p: Int, _ images: [TransformedFrame]) {
-        frames[p] = images
-        reads[p] = Array(repeating: nil, count: images.count)
-    }
-
-    /// The earliest image not yet handed out, else the next pass to make; `wait` while a pass
-    /// is being made elsewhere, `over` when nothing more will come. `peek`: only whether more
-    /// may come (nil: never).
-    mutating func next(peek: Bool = false) -> Job? {
-        guard !stopped else { return peek ? nil : .over }
-        let reach = min(frames.count, weighing + 2)
-        for p in 0..<min(nextPass, reach) {
-            if let images = frames[p], taken[p] < images.count {
-                if peek { return .wait }
-                taken[p] += 1
-                return .read(p, taken[p] - 1, images[taken[p] - 1])
-            }
-        }
-        if nextPass < reach {
-            if peek { return .wait }
-            nextPass += 1
-            return .make(nextPass - 1)
-        }
-        // Nothing now: more may come (a pass being made, passes beyond the reach), or not.
-        if nextPass < frames.count || frames.contains(where: { $0 == nil }) || (0..<frames.count).contains(where: { taken[$0] < (frames[$0]?.count ?? 0) }) {
-            return .wait
-        }
-        return peek ? nil : .over
     }
 }

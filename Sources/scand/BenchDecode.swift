@@ -19,10 +19,7 @@ struct DecodeBench: ParsableCommand {
     var decoders: [String] = ["zbar", "zxing", "pipeline-balanced"]
 
     @Option(help: "Threads for the pipeline's deeper passes on an image (1: as the kiosk runs them, beside the next frame's first look).")
-    var workers: Int = DecodeBench.onlineProcessors
-
-    /// The processors online (sysconf), at least 1.
-    static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    var workers: Int = Posix.onlineProcessors
 
     @Flag(inversion: .prefixedNo, help: "Also run zbarimg once per image as the outside reference.")
     var zbarimg = true

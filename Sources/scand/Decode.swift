@@ -31,7 +31,7 @@ struct Decode: ParsableCommand {
     var quality: QualityChoice = .balanced
 
     @Option(help: "Threads for the pipeline's deeper passes on an image (default: the processors online).")
-    var workers: Int = DecodeBench.onlineProcessors
+    var workers: Int = Posix.onlineProcessors
 
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels

@@ -22,6 +22,9 @@ enum Posix {
 
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
+    /// The processors online (sysconf), at least 1.
+    static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
     /// Runs a program with `arguments`, its standard output collected and its standard error
     /// discarded; nil when it cannot be started.
     static func run(_ path: String, _ arguments: [String]) -> (status: Int32, output: [UInt8])? {

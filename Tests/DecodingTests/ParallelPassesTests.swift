@@ -30,21 +30,21 @@ import Testing
 
     @Test func theJobsGoInPassOrderAndNoFurtherThanOnePassAhead() {
         var jobs = ParallelPasses(passes: 4)
-        guard case .make(0)? = jobs.next() else { Issue.record("first: make pass 0"); return }
-        guard case .make(1)? = jobs.next() else { Issue.record("then: make pass 1"); return }
+        guard case .make(0) = jobs.next() else { Issue.record("first: make pass 0"); return }
+        guard case .make(1) = jobs.next() else { Issue.record("then: make pass 1"); return }
         // Pass 2 is two ahead of the pass being weighed (0): not yet.
-        guard case .wait? = jobs.next() else { Issue.record("wait while passes 0 and 1 are made"); return }
+        guard case .wait = jobs.next() else { Issue.record("wait while passes 0 and 1 are made"); return }
         let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
         jobs.made(1, [blank, blank])
         jobs.made(0, [blank])
-        guard case .read(0, 0, _)? = jobs.next() else { Issue.record("the earliest image first"); return }
-        guard case .read(1, 0, _)? = jobs.next() else { Issue.record("then pass 1's"); return }
-        guard case .read(1, 1, _)? = jobs.next() else { Issue.record("then pass 1's second"); return }
-        guard case .wait? = jobs.next() else { Issue.record("pass 2 waits for pass 0 to be weighed"); return }
+        guard case .read(0, 0, _) = jobs.next() else { Issue.record("the earliest image first"); return }
+        guard case .read(1, 0, _) = jobs.next() else { Issue.record("then pass 1's"); return }
+        guard case .read(1, 1, _) = jobs.next() else { Issue.record("then pass 1's second"); return }
+        guard case .wait = jobs.next() else { Issue.record("pass 2 waits for pass 0 to be weighed"); return }
         jobs.weighing = 1
-        guard case .make(2)? = jobs.next() else { Issue.record("then pass 2"); return }
+        guard case .make(2) = jobs.next() else { Issue.record("then pass 2"); return }
         jobs.stopped = true
-        guard case .over? = jobs.next() else { Issue.record("stopped: over"); return }
-        #expect(jobs.next(peek: true) == nil)
+        guard case .over = jobs.next() else { Issue.record("stopped: over"); return }
+        #expect(!jobs.moreMayCome)
     }
 }

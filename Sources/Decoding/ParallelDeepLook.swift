@@ -1,0 +1,151 @@
+import Dispatch
+import ScanCore
+import ScanHardware
+
+extension DecodePipeline {
+    /// What `deepLook` gives, with the work spread over `workers` threads: each thread takes
+    /// the next job, reading an image of a pass whose images are made (earliest first) with its
+    /// own engines, or else making the next pass's images; the calling thread also weighs the
+    /// reads (confirmations, rules) image by image in pass order, as `deepLook` does, so the
+    /// result is the same. Once an image has a code nothing more is handed out, and the helpers
+    /// are waited for: nothing of a frame runs on after `decode`.
+    func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
+        guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
+        let run = ParallelDeepLook(pipeline: self, region: look.region)
+        for k in helperEngines.indices { spawnThread { run.helper(k + 1) } }
+        var found: [Symbol] = []
+        var p = 0, i = 0
+        reading: while p < passes.count {
+            // Weigh every image that is read, in order.
+            while p < passes.count {
+                let (frames, lists) = run.shared.withLock { s in (s.frames[p], s.frames[p] != nil && i < s.reads[p].count ? s.reads[p][i] : nil) }
+                guard let frames else { break }
+                if i >= frames.count {
+                    p += 1; i = 0
+                    // Jobs of one more pass may be handed out now.
+                    let weighing = p
+                    run.shared.withLock { $0.weighing = weighing }
+                    run.changed(by: 0)
+                    continue
+                }
+                guard let lists else { break }
+                let symbols = weigh(lists, by: lookers(passes[p], engines), in: frames[i], doubts)
+                if !symbols.isEmpty {
+                    found = Self.placed(symbols, in: look.region, at: look.origin)
+                    break reading
+                }
+                i += 1
+            }
+            guard p < passes.count else { break }
+            // Then a job of its own, or wait for a helper's.
+            if !run.work(0) { run.wake[0].wait() }
+        }
+        run.stop()
+        return found
+    }
+}
+
+/// One frame's deep passes on several threads (`DecodePipeline.deepLookInParallel`): the jobs,
+/// the threads' wake-ups, the helpers' end.
+final class ParallelDeepLook: @unchecked Sendable {
+    let pipeline: DecodePipeline
+    let region: GrayFrame
+    let shared: Locked<ParallelPasses>
+    let wake: [DispatchSemaphore]
+    let finished = DispatchSemaphore(value: 0)
+
+    init(pipeline: DecodePipeline, region: GrayFrame) {
+        self.pipeline = pipeline
+        self.region = region
+        shared = Locked(ParallelPasses(passes: pipeline.passes.count))
+        wake = (0..<pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// Thread `me`'s engines: the pipeline's own for the calling thread, a helper's set else.
+    func engines(_ me: Int) -> [any BarcodeDecoder] { me == 0 ? pipeline.engines : pipeline.helperEngines[me - 1] }
+
+    /// Tells the other threads that something changed.
+    func changed(by me: Int) { for k in wake.indices where k != me { wake[k].signal() } }
+
+    /// Does one job for thread `me`; false when there was none to take.
+    func work(_ me: Int) -> Bool {
+        switch shared.withLock({ $0.next() }) {
+        case .make(let p):
+            let pass = pipeline.passes[p]
+            let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region)
+            shared.withLock { $0.made(p, frames) }
+        case .read(let p, let i, let t):
+            let lists = pipeline.lookers(pipeline.passes[p], engines(me)).map { $0.decode(t.frame) }
+            shared.withLock { $0.reads[p][i] = lists }
+        case .wait, .over: return false
+        }
+        changed(by: me)
+        return true
+    }
+
+    /// A helper thread's loop: jobs until nothing more will come.
+    func helper(_ me: Int) {
+        while true {
+            if work(me) { continue }
+            if shared.withLock({ !$0.moreMayCome }) { break }
+            wake[me].wait()
+        }
+        finished.signal()
+    }
+
+    /// Nothing more is handed out; returns when every helper has ended.
+    func stop() {
+        shared.withLock { $0.stopped = true }
+        changed(by: 0)
+        for _ in 1..<wake.count { finished.wait() }
+    }
+}
+
+/// The jobs of a parallel deep look: which passes' images are made, which images are read,
+/// and what to hand out next.
+struct ParallelPasses {
+    enum Job { case make(Int), read(Int, Int, TransformedFrame), wait, over }
+    var frames: [[TransformedFrame]?]
+    var reads: [[[[Symbol]]?]]
+    var taken: [Int]
+    var nextPass = 0
+    var stopped = false
+    /// The pass being weighed: jobs go no further than the pass after it (a job that would
+    /// only be thrown away when this pass has a code is not started, and cannot delay the end).
+    var weighing = 0
+
+    init(passes: Int) {
+        frames = Array(repeating: nil, count: passes)
+        reads = Array(repeating: [], count: passes)
+        taken = Array(repeating: 0, count: passes)
+    }
+
+    mutating func made(_ p: Int, _ images: [TransformedFrame]) {
+        frames[p] = images
+        reads[p] = Array(repeating: nil, count: images.count)
+    }
+
+    /// The earliest image not yet handed out, else the next pass to make; `wait` while nothing
+    /// can be handed out now but more may come, `over` when nothing more will.
+    mutating func next() -> Job {
+        guard !stopped else { return .over }
+        let reach = min(frames.count, weighing + 2)
+        for p in 0..<min(nextPass, reach) {
+            if let images = frames[p], taken[p] < images.count {
+                taken[p] += 1
+                return .read(p, taken[p] - 1, images[taken[p] - 1])
+            }
+        }
+        if nextPass < reach {
+            nextPass += 1
+            return .make(nextPass - 1)
+        }
+        return moreMayCome ? .wait : .over
+    }
+
+    /// Whether any job may still be handed out: a pass not yet made (or being made), or an
+    /// image not yet taken.
+    var moreMayCome: Bool {
+        !stopped && (nextPass < frames.count || frames.indices.contains { taken[$0] < (frames[$0]?.count ?? 1) })
+    }
+}
