@@ -8,7 +8,11 @@ fault; payloads, placement and fault strengths come from the seed, so a run make
           inverted (light modules on a dark ground), glare, hard (perspective + blur + noise +
           a shadow at once)
 
-usage: make-devset.py OUT_DIR [--seed N]     (needs zint, and numpy and Pillow: the venv of
+The misread set (--crossed N): N images of each linear symbology, each crossed by a dark pen
+stroke (a line 0.5 to 2.5 modules wide, at any angle, through the bars), otherwise lightly
+faulted; a decoder should read them right or not at all.
+
+usage: make-devset.py OUT_DIR [--seed N] [--crossed N]     (needs zint, and numpy and Pillow: the venv of
        bench/setup-zxing-cpp.sh has them). Writes the images and manifest.json like the
        shared corpora's: {file, symbology, text, difficulty, size}.
 """
@@ -172,24 +176,59 @@ def make(symbology, fault, rng, tmp):
     return np.clip(scene, 0, 255).astype(np.uint8), text, (width, height)
 
 
+def make_crossed(symbology, rng, tmp):
+    """A linear code in a mildly faulted frame, crossed by a dark stroke through its bars."""
+    barcode, data, text = payload(symbology, rng)
+    code = render(barcode, data, tmp)
+    width, height = rng.choice(SIZES)
+    scene = clutter(width, height, rng)
+    module = rng.uniform(2.0, 3.6) * (width / 1280) ** 0.5
+    module = min(module, 0.7 * min(width, height) / max(code.shape))
+    angle = rng.uniform(-8, 8) + (180 if rng.random() < 0.3 else 0)
+    scene, (x, y, w, h) = place(scene, code, module, angle, rng.uniform(0, 0.06), rng)
+    # the stroke: through a point inside the bars, at any angle
+    cx, cy = x + rng.uniform(0.25, 0.75) * w, y + rng.uniform(0.3, 0.7) * h
+    theta = rng.uniform(0, np.pi)
+    reach = 2 * max(w, h)
+    image = Image.fromarray(np.clip(scene, 0, 255).astype(np.uint8))
+    ImageDraw.Draw(image).line([(cx - reach * np.cos(theta), cy - reach * np.sin(theta)),
+                                (cx + reach * np.cos(theta), cy + reach * np.sin(theta))],
+                               fill=int(rng.uniform(15, 70)), width=max(1, round(module * rng.uniform(0.5, 2.5))))
+    scene = np.array(image, dtype=np.float32)
+    if rng.random() < 0.4:
+        scene = np.array(image.filter(ImageFilter.GaussianBlur(module * rng.uniform(0.2, 0.4))), dtype=np.float32)
+    scene = scene + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 8), scene.shape)
+    return np.clip(scene, 0, 255).astype(np.uint8), text, (width, height)
+
+
+def save(out, name, pixels, rng):
+    image = Image.fromarray(pixels)
+    if name.endswith(".jpg"):
+        image.save(os.path.join(out, name), quality=rng.randint(75, 92))
+    else:
+        image.save(os.path.join(out, name))
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     out = sys.argv[1]
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1818
     os.makedirs(out, exist_ok=True)
+    crossed = int(sys.argv[sys.argv.index("--crossed") + 1]) if "--crossed" in sys.argv else 0
     rng = random.Random(seed)
     manifest = []
     with tempfile.TemporaryDirectory() as tmp:
         for symbology in SYMBOLOGIES:
-            for n, fault in enumerate(FAULTS):
+            for n in range(crossed if symbology in LINEAR else 0):
+                pixels, text, size = make_crossed(symbology, rng, tmp)
+                name = f"{symbology}-{n:02d}-crossed." + ("jpg" if rng.random() < 0.5 else "png")
+                save(out, name, pixels, rng)
+                manifest.append({"file": name, "symbology": symbology, "text": text, "difficulty": "crossed", "size": list(size)})
+            for n, fault in enumerate(FAULTS if not crossed else []):
                 pixels, text, size = make(symbology, fault, rng, tmp)
                 name = f"{symbology}-{n:02d}-{fault}." + ("jpg" if rng.random() < 0.5 else "png")
-                image = Image.fromarray(pixels)
-                if name.endswith(".jpg"):
-                    image.save(os.path.join(out, name), quality=rng.randint(75, 92))
-                else:
-                    image.save(os.path.join(out, name))
+                save(out, name, pixels, rng)
                 manifest.append({"file": name, "symbology": symbology, "text": text, "difficulty": fault, "size": list(size)})
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1)

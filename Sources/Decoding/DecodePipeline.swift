@@ -225,13 +225,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         }
     }
 
-    /// The reads that are not part of a code read across its bars at a slant. A scan line that
-    /// crosses the bars of a turned code obliquely leaves the code through its top or bottom
-    /// edge, and for a code without a check character (Interleaved 2 of 5, Code 39, Codabar) the
-    /// part it crossed can be a valid code of its own (a 12-digit ITF read as 8 of its digits).
-    /// Such a read (its line more than 7° off the bars' normal) is dropped when the code turned
-    /// upright (a square of three times its length around it, so the whole code is in it) reads as a longer code of its
-    /// kind that holds its text: the whole, of which it was a part.
+    /// The reads that are not a part of a longer code. Two ways a code without a check
+    /// character (Interleaved 2 of 5, Code 39, Codabar) gives a valid part of itself:
+    /// - A scan line that crosses the bars of a turned code obliquely leaves the code through its
+    ///   top or bottom edge, and the part it crossed can be a code of its own (a 12-digit ITF read
+    ///   as 8 of its digits). Such a read (its line more than 7° off the bars' normal) is dropped
+    ///   when the code turned upright (a square of three times its length around it, so the whole
+    ///   code is in it) reads as a longer code of its kind that holds its text.
+    /// - A dark stroke across an ITF code (a pen line, a fold) can start a read at the stroke. An
+    ///   ITF read is dropped when the bars along its axis run on, without a quiet zone, past the
+    ///   bars its digits have (`BarRun`): a part whose whole could not be read.
     func whole(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
         found.filter { s in
             guard [.itf, .itf14, .code39, .codabar].contains(s.symbology), s.corners.count >= 2 else { return true }
@@ -245,6 +248,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             guard rect.width > 16, rect.height > 16 else { return true }
             let crop = frame.cropped(to: rect)
             guard let bars = ImagePass.barAngle(crop) else { return true }
+            if [.itf, .itf14].contains(s.symbology),
+               let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
+               run > BarRun.itfBars(digits: s.text.count) + 3 {
+                return false
+            }
             // The line's angle against the bars' normal, folded into 0 ... pi/2.
             var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
             off = min(off, Double.pi - off)

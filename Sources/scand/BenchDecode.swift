@@ -36,6 +36,9 @@ struct DecodeBench: ParsableCommand {
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
+    @Option(help: "Also write each image's outcome per decoder to this CSV file (decoder, file, symbology, difficulty, verdict, ms).")
+    var csv: String?
+
     struct Record {
         var file: String
         var symbology: String?
@@ -99,6 +102,18 @@ struct DecodeBench: ParsableCommand {
             }
         }
         report(all, records: records)
+        if let csv { try writeCSV(all, to: csv) }
+    }
+
+    func writeCSV(_ all: [(String, [Outcome])], to path: String) throws {
+        func field(_ s: String) -> String { s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
+        var text = "decoder,file,symbology,difficulty,verdict,ms\n"
+        for (name, outcomes) in all {
+            for o in outcomes {
+                text += [name, o.record.file, o.record.symbology ?? "", o.record.difficulty, "\(o.verdict)", fixed(o.ms, 2)].map(field).joined(separator: ",") + "\n"
+            }
+        }
+        do { try FileBytes.writeAtomically(Array(text.utf8), to: path) } catch { throw ValidationError("\(path): \(error)") }
     }
 
     /// zxing-cpp 3.1 in one Python process over the whole corpus, each decode call timed inside

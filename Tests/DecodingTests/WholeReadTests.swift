@@ -25,18 +25,22 @@ import Testing
         let y = frame.height / 2, x = frame.width / 2
         // Six of its digits, read along a line across the slanted bars: a part.
         #expect(pipeline.whole([Self.read("345678", from: x - 60, to: x + 60, y: y)], in: frame).isEmpty)
-        // The whole code's text: kept; so is a text the code does not hold (nothing says it is a part).
+        // The whole code's text: kept; so is a text of as many digits that the code does not hold
+        // (nothing says it is a part; a shorter one lacks bars the image shows, `BarRun`).
         #expect(pipeline.whole([Self.read("12345678", from: x - 90, to: x + 90, y: y)], in: frame).map(\.text) == ["12345678"])
-        #expect(pipeline.whole([Self.read("9999", from: x - 60, to: x + 60, y: y)], in: frame).map(\.text) == ["9999"])
+        #expect(pipeline.whole([Self.read("99999999", from: x - 60, to: x + 60, y: y)], in: frame).map(\.text) == ["99999999"])
         // A code with check characters is never questioned, nor a 2D code.
         #expect(pipeline.whole([Self.read("345678", .code128, from: x - 60, to: x + 60, y: y)], in: frame).count == 1)
     }
 
-    @Test func aReadAlongTheBarsNormalIsNotQuestioned() throws {
+    @Test func aReadAlongTheBarsNormalIsNotDecodedAgain() throws {
         let pure = try ImageFile.load(Fixture.path("itf.png"))
         let frame = ImagePass.bordered(pure, 60)
-        // Upright bars, a horizontal line: a straight crossing, kept as it is (no decode needed).
+        // Upright bars, a horizontal line: a straight crossing, not decoded again; the whole
+        // code's read is kept as it is, and a part of it is dropped by the bars its digits lack
+        // (`BarRun`).
         let y = frame.height / 2
-        #expect(DecodePipeline().whole([Self.read("3456", from: 100, to: 160, y: y)], in: frame).map(\.text) == ["3456"])
+        #expect(DecodePipeline().whole([Self.read("12345678", from: frame.width / 2 - 130, to: frame.width / 2 + 130, y: y)], in: frame).map(\.text) == ["12345678"])
+        #expect(DecodePipeline().whole([Self.read("3456", from: frame.width / 2 - 40, to: frame.width / 2 + 40, y: y)], in: frame).isEmpty)
     }
 }

@@ -58,3 +58,8 @@ i = next(i for i in range(len(d) - 1) if d[i] == 0xFF and d[i + 1] in (0xC0, 0xC
 d[i + 5:i + 9] = (65000).to_bytes(2, "big") * 2
 open("bomb-65000x65000.jpg", "wb").write(d)'
 printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm
+# An ITF-14 (12183637890192) crossed by a dark stroke near its middle, from the misread set of
+# bench/make-devset.py (--seed 77 --crossed 12, ITF-14-06-crossed.jpg): engines read the digits
+# right of the stroke as an ITF of 8 (issue 18).
+# (cd ../../bench && ../.build/zxing-cpp-venv/bin/python make-devset.py /tmp/cross77 --seed 77 --crossed 12)
+# cp /tmp/cross77/ITF-14-06-crossed.jpg itf14-crossed.jpg

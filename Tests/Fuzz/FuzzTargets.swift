@@ -125,6 +125,12 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
             check(DataMatrixGrid.squares.contains(rows) && rows == columns || DataMatrixGrid.rectangles.contains { $0 == (rows, columns) },
                   "a DataMatrix drawing of \(rows) x \(columns)")
         }
+        // Along a line through the middle (BarRun): bounded, a count no larger than the line's
+        // dark runs could be.
+        let reach = 16 + Int(data[1]), angle = Double(data[0]) * Double.pi / 128
+        if let bars = BarRun.bars(in: frame, centre: (Double(width) / 2, Double(height) / 2), angle: angle, reach: reach) {
+            check(bars >= 1 && bars <= reach + 1, "\(bars) bars along a line of \(2 * reach + 1)")
+        }
     case .mqtturl:
         // A broker URL from the config: parsed strictly, and what parses prints back to itself.
         if case .success(let url) = MQTTURL.parse(String(decoding: data, as: UTF8.self)) {

@@ -1,0 +1,82 @@
+import Glibc
+import ScanCore
+import ScanHardware
+
+/// The bars an image shows along a code's axis, to tell a whole read from a part of a longer
+/// code: a dark stroke drawn across an ITF code (a pen line, a fold, a cable in the frame) can
+/// make an engine start a read at the stroke and return the digits on one side of it, a valid ITF
+/// of its own. The bars that run on, without a quiet zone, past the read's end show it.
+enum BarRun {
+    /// The number of bars in the run through `centre` along `angle` (the code's axis: across its
+    /// bars), up to a gap of a quiet zone on either side, looked for as far as `reach` pixels
+    /// each way; nil when the image cannot tell (too little contrast, or the run reaches the
+    /// frame's edge or the end of the reach).
+    static func bars(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int) -> Int? {
+        guard frame.width >= 4, frame.height >= 4, (16...1 << 14).contains(reach), centre.x.isFinite, centre.y.isFinite else { return nil }
+        // The profile along the axis, each point the mean of the five nearest pixels across it, a
+        // pixel apart; nil outside the frame.
+        let c = cos(angle), s = sin(angle)
+        let w = 2 * reach + 1
+        var profile = [Double?](repeating: nil, count: w)
+        frame.withUnsafeBytes { p in
+            for i in 0..<w {
+                let t = Double(i - reach)
+                var sum = 0.0, n = 0
+                for k in -2...2 {
+                    let x = centre.x + t * c - Double(k) * s, y = centre.y + t * s + Double(k) * c
+                    guard x > -0.5, y > -0.5, x < Double(frame.width) - 0.5, y < Double(frame.height) - 0.5 else { continue }
+                    sum += Double(p[Int(y.rounded()) * frame.stride + Int(x.rounded())])
+                    n += 1
+                }
+                if n == 5 { profile[i] = sum / 5 }
+            }
+        }
+        // The stretch round the centre that lies in the frame.
+        guard profile[reach] != nil else { return nil }
+        var a = reach, b = reach
+        while a > 0, profile[a - 1] != nil { a -= 1 }
+        while b < w - 1, profile[b + 1] != nil { b += 1 }
+        return count(profile[a...b].map { $0! }, at: reach - a)
+    }
+
+    /// The bars of the run through point `at` of `profile` (see `bars(in:centre:angle:reach:)`);
+    /// nil when the run reaches either end of the profile (its end is not in view).
+    static func count(_ profile: [Double], at centre: Int) -> Int? {
+        let w = profile.count
+        guard w >= 32, profile.indices.contains(centre) else { return nil }
+        let sorted = profile.sorted()
+        let dark = sorted[sorted.count / 20], light = sorted[sorted.count - 1 - sorted.count / 20]
+        guard light - dark > 24 else { return nil }
+        // Dark or light against the levels of a window round each point (shade, glare), never
+        // narrower than half the crop's range (so a quiet zone stays light).
+        let window = max(8, w / 40), floor = (light - dark) / 2
+        let isDark = profile.indices.map { i -> Bool in
+            let part = profile[max(0, i - window)...min(w - 1, i + window)]
+            var lo = part.min()!, hi = part.max()!
+            if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
+            return profile[i] < (lo + hi) / 2
+        }
+        // Runs of one colour: (dark, start, length).
+        var runs: [(dark: Bool, start: Int, length: Int)] = []
+        for x in 0..<w {
+            if let last = runs.last, last.dark == isDark[x] { runs[runs.count - 1].length += 1 } else { runs.append((isDark[x], x, 1)) }
+        }
+        guard let middle = runs.firstIndex(where: { $0.start + $0.length > centre }) else { return nil }
+        // The narrow element's width: a low quantile of the element widths round the middle.
+        let near = runs[max(0, middle - 20)...min(runs.count - 1, middle + 20)].map(\.length).sorted()
+        guard near.count >= 8 else { return nil }
+        let narrow = max(1, near[near.count / 4])
+        let quiet = 6 * narrow
+        // From the middle outwards, as far as a light gap of a quiet zone.
+        var first = middle, last = middle
+        while first > 0, runs[first - 1].dark || runs[first - 1].length < quiet { first -= 1 }
+        while last < runs.count - 1, runs[last + 1].dark || runs[last + 1].length < quiet { last += 1 }
+        // The run reaches the profile's end: its end is not in view.
+        guard first > 0, last < runs.count - 1 else { return nil }
+        return runs[first...last].filter(\.dark).count
+    }
+
+    /// The bars an ITF code of `digits` digits has: two in its start, five a pair of digits, two
+    /// in its end.
+    static func itfBars(digits: Int) -> Int { 4 + 5 * (digits / 2) }
+}
