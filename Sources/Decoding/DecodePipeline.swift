@@ -306,7 +306,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         let crop = frame.cropped(to: rect)
         guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
         let resampled = crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2)
-        return engine.decode(resampled).contains { Self.same($0, s) }
+        if engine.decode(resampled).contains(where: { Self.same($0, s) }) { return true }
+        // Three quarters of its size: other samples again, and a wider look for the local
+        // threshold (a glare spot that hid bars from the enlarged crop).
+        let smaller = ImagePass.rotated(crop, by: 0, factor: 0.75, originX: 0, originY: 0).frame
+        return engine.decode(smaller).contains { Self.same($0, s) }
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first

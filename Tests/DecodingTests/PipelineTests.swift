@@ -46,6 +46,14 @@ import Testing
         #expect(DecodePipeline(quality: .accurate).decode(GrayFrame(width: 320, height: 240, pixels: noise)).isEmpty)
     }
 
+    /// zxing alone reads an ITF-14 under a glare spot; zxing reads it again from the crop at three
+    /// quarters of its size, not at twice: that second look confirms it.
+    @Test func aGlaredCodeOneEngineReadsIsConfirmedAtAnotherSize() throws {
+        let frame = try ImageFile.load(Fixture.path("glare-itf14.png"))
+        #expect(ZBarDecoder().decode(frame).isEmpty, "zbar alone does not read it: the second look is zxing's")
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["62818983471355"])
+    }
+
     @Test func invertedCodeIsReadByTheInvertPass() throws {
         let qr = try ImageFile.load(Fixture.path("qr.png"))
         let inverted = GrayFrame(width: qr.width, height: qr.height, pixels: qr.packedPixels().map { 255 - $0 })

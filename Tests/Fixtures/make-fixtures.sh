@@ -63,3 +63,7 @@ printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm
 # right of the stroke as an ITF of 8 (issue 18).
 # (cd ../../bench && ../.build/zxing-cpp-venv/bin/python make-devset.py /tmp/cross77 --seed 77 --crossed 12)
 # cp /tmp/cross77/ITF-14-06-crossed.jpg itf14-crossed.jpg
+# An ITF-14 (62818983471355) under a glare spot, cut from the held-out set of bench/make-devset.py
+# (--seed 4242, ITF-14-10-glare.jpg, x 800-1560, y 480-720): zxing reads it, zbar does not, and
+# zxing reads it again from the crop at 3/4 size but not at twice its size (issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/ITF-14-10-glare.jpg").convert("L").crop((800, 480, 1560, 720)).save("glare-itf14.png")'
