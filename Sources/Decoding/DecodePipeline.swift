@@ -134,8 +134,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         let doubtful = first.filter { !standsAlone($0, in: region) }
         if !first.isEmpty && doubtful.isEmpty { return [first] }
         // A second engine's opinion on a crop around each doubtful code costs a fraction of
-        // its look at the whole frame.
-        if !first.isEmpty, doubtful.allSatisfy({ s in s.corners.count >= 2 && engines.dropFirst().contains { rereads(s, with: $0, in: region) } }) {
+        // its look at the whole frame: the crop as it is (another engine's look is new anyway; a
+        // quarter of the pixels of the enlarged crop), then enlarged.
+        if !first.isEmpty, doubtful.allSatisfy({ s in
+            s.corners.count >= 2 && engines.dropFirst().contains { rereads(s, with: $0, in: region, resample: false) || rereads(s, with: $0, in: region) }
+        }) {
             return [first, doubtful] // the doubtful codes, confirmed, stand as the second opinion
         }
         return [first] + engines.dropFirst().map { $0.decode(region) }
