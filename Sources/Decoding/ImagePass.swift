@@ -34,8 +34,8 @@ public enum ImagePass: String, Sendable, CaseIterable {
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.thresholds, .quietZone, .regions, .matrixGrid, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale, .runes]
-        case .accurate: return [.thresholds, .quietZone, .regions, .matrixGrid, .rotate, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale, .runes]
+        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .smallUpscale, .runes]
+        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .tiles, .upscale, .downscale, .runes]
         }
     }
 
