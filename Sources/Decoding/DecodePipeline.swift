@@ -58,7 +58,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         self.rules = rules
         name = "pipeline-\(quality.rawValue)"
         passes = ImagePass.passes(for: quality)
-        thresholdEngines = order.contains(.zxing) ? ([1, 2] as [Int32]).map { binarizer in
+        // The fixed threshold first: cheaper, and it reads more of what the first look missed.
+        thresholdEngines = order.contains(.zxing) ? ([2, 1] as [Int32]).map { binarizer in
             var effort = ZXingDecoder.Effort.standard
             effort.binarizer = binarizer
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
@@ -92,12 +93,26 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
             for transformed in pass.apply(region) {
-                if abandon() { return [] }
-                let found = weigh(lookers.map { $0.decode(transformed.frame) }, by: lookers, in: transformed, doubts)
-                if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
+                var lists: [[Symbol]] = []
+                for looker in lookers {
+                    if abandon() { return [] }
+                    lists.append(looker.decode(transformed.frame))
+                    let found = weighSoFar(lists, by: lookers, in: transformed, doubts)
+                    if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
+                }
             }
         }
         return []
+    }
+
+    /// The codes of an image that the first of `lookers` have read (`lists`, in order) give:
+    /// each engine's read is weighed as it comes, the others' counted as empty (a code the first
+    /// engine reads and that stands on its own spares the image the other engines' looks); a
+    /// read that needs another engine's word waits for it as a doubt. Nothing new when the
+    /// newest read found nothing.
+    func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
+        guard let newest = lists.last, !newest.isEmpty else { return [] }
+        return weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

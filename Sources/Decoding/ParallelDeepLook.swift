@@ -4,37 +4,38 @@ import ScanHardware
 
 extension DecodePipeline {
     /// What `deepLook` gives, with the work spread over `workers` threads: each thread takes
-    /// the next job, reading an image of a pass whose images are made (earliest first) with its
-    /// own engines, or else making the next pass's images; the calling thread also weighs the
-    /// reads (confirmations, rules) image by image in pass order, as `deepLook` does, so the
-    /// result is the same. Once an image has a code nothing more is handed out, and the helpers
+    /// the next job, reading an image of a pass whose images are made (earliest first) with one
+    /// of its own engines, or else making the next pass's images; the calling thread also weighs
+    /// the reads (confirmations, rules) image by image and engine by engine in pass order, as
+    /// `deepLook` does, so the result is the same. Once an image has a code nothing more is handed out, and the helpers
     /// are waited for: nothing of a frame runs on after `decode`.
     func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let run = ParallelDeepLook(pipeline: self, region: look.region)
         for k in helperEngines.indices { spawnThread { run.helper(k + 1) } }
         var found: [Symbol] = []
-        var p = 0, i = 0
+        var p = 0, i = 0, k = 0
         reading: while p < passes.count {
-            // Weigh every image that is read, in order.
+            // Weigh every engine's read of every image, in order.
             while p < passes.count {
                 let (frames, lists) = run.shared.withLock { s in (s.frames[p], s.frames[p] != nil && i < s.reads[p].count ? s.reads[p][i] : nil) }
                 guard let frames else { break }
                 if i >= frames.count {
-                    p += 1; i = 0
+                    p += 1; i = 0; k = 0
                     // Jobs of one more pass may be handed out now.
                     let weighing = p
                     run.shared.withLock { $0.weighing = weighing }
                     run.changed(by: 0)
                     continue
                 }
-                guard let lists else { break }
-                let symbols = weigh(lists, by: lookers(passes[p], engines), in: frames[i], doubts)
+                guard let lists, lists[k] != nil else { break }
+                let symbols = weighSoFar(lists[...k].compactMap { $0 }, by: lookers(passes[p], engines), in: frames[i], doubts)
                 if !symbols.isEmpty {
                     found = Self.placed(symbols, in: look.region, at: look.origin)
                     break reading
                 }
-                i += 1
+                k += 1
+                if k == lists.count { i += 1; k = 0 }
             }
             guard p < passes.count else { break }
             // Then a job of its own, or wait for a helper's.
@@ -57,7 +58,7 @@ final class ParallelDeepLook: @unchecked Sendable {
     init(pipeline: DecodePipeline, region: GrayFrame) {
         self.pipeline = pipeline
         self.region = region
-        shared = Locked(ParallelPasses(passes: pipeline.passes.count))
+        shared = Locked(ParallelPasses(lookers: pipeline.passes.map { pipeline.lookers($0, pipeline.engines).count }))
         wake = (0..<pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
     }
 
@@ -74,9 +75,9 @@ final class ParallelDeepLook: @unchecked Sendable {
             let pass = pipeline.passes[p]
             let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region)
             shared.withLock { $0.made(p, frames) }
-        case .read(let p, let i, let t):
-            let lists = pipeline.lookers(pipeline.passes[p], engines(me)).map { $0.decode(t.frame) }
-            shared.withLock { $0.reads[p][i] = lists }
+        case .read(let p, let i, let k, let t):
+            let list = pipeline.lookers(pipeline.passes[p], engines(me))[k].decode(t.frame)
+            shared.withLock { $0.reads[p][i][k] = list }
         case .wait, .over: return false
         }
         changed(by: me)
@@ -101,12 +102,16 @@ final class ParallelDeepLook: @unchecked Sendable {
     }
 }
 
-/// The jobs of a parallel deep look: which passes' images are made, which images are read,
-/// and what to hand out next.
+/// The jobs of a parallel deep look: which passes' images are made, which images are read by
+/// which engine, and what to hand out next.
 struct ParallelPasses {
-    enum Job { case make(Int), read(Int, Int, TransformedFrame), wait, over }
+    enum Job { case make(Int), read(Int, Int, Int, TransformedFrame), wait, over }
+    /// How many engines read each pass's images.
+    let lookers: [Int]
     var frames: [[TransformedFrame]?]
-    var reads: [[[[Symbol]]?]]
+    /// Each pass's images' reads, one list an engine.
+    var reads: [[[[Symbol]?]]]
+    /// How many reads of each pass are handed out (image by image, engine by engine).
     var taken: [Int]
     var nextPass = 0
     var stopped = false
@@ -114,26 +119,28 @@ struct ParallelPasses {
     /// only be thrown away when this pass has a code is not started, and cannot delay the end).
     var weighing = 0
 
-    init(passes: Int) {
-        frames = Array(repeating: nil, count: passes)
-        reads = Array(repeating: [], count: passes)
-        taken = Array(repeating: 0, count: passes)
+    init(lookers: [Int]) {
+        self.lookers = lookers
+        frames = Array(repeating: nil, count: lookers.count)
+        reads = Array(repeating: [], count: lookers.count)
+        taken = Array(repeating: 0, count: lookers.count)
     }
 
     mutating func made(_ p: Int, _ images: [TransformedFrame]) {
         frames[p] = images
-        reads[p] = Array(repeating: nil, count: images.count)
+        reads[p] = Array(repeating: Array(repeating: nil, count: lookers[p]), count: images.count)
     }
 
-    /// The earliest image not yet handed out, else the next pass to make; `wait` while nothing
+    /// The earliest read not yet handed out, else the next pass to make; `wait` while nothing
     /// can be handed out now but more may come, `over` when nothing more will.
     mutating func next() -> Job {
         guard !stopped else { return .over }
         let reach = min(frames.count, weighing + 2)
         for p in 0..<min(nextPass, reach) {
-            if let images = frames[p], taken[p] < images.count {
+            if let images = frames[p], taken[p] < images.count * lookers[p] {
                 taken[p] += 1
-                return .read(p, taken[p] - 1, images[taken[p] - 1])
+                let j = taken[p] - 1
+                return .read(p, j / lookers[p], j % lookers[p], images[j / lookers[p]])
             }
         }
         if nextPass < reach {
@@ -143,9 +150,9 @@ struct ParallelPasses {
         return moreMayCome ? .wait : .over
     }
 
-    /// Whether any job may still be handed out: a pass not yet made (or being made), or an
-    /// image not yet taken.
+    /// Whether any job may still be handed out: a pass not yet made (or being made), or a read
+    /// not yet taken.
     var moreMayCome: Bool {
-        !stopped && (nextPass < frames.count || frames.indices.contains { taken[$0] < (frames[$0]?.count ?? 1) })
+        !stopped && (nextPass < frames.count || frames.indices.contains { p in taken[p] < (frames[p].map { $0.count * lookers[p] } ?? 1) })
     }
 }

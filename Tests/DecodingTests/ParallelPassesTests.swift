@@ -29,7 +29,8 @@ import Testing
     }
 
     @Test func theJobsGoInPassOrderAndNoFurtherThanOnePassAhead() {
-        var jobs = ParallelPasses(passes: 4)
+        // Four passes; pass 1's images are read by two engines.
+        var jobs = ParallelPasses(lookers: [1, 2, 1, 1])
         guard case .make(0) = jobs.next() else { Issue.record("first: make pass 0"); return }
         guard case .make(1) = jobs.next() else { Issue.record("then: make pass 1"); return }
         // Pass 2 is two ahead of the pass being weighed (0): not yet.
@@ -37,10 +38,15 @@ import Testing
         let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
         jobs.made(1, [blank, blank])
         jobs.made(0, [blank])
-        guard case .read(0, 0, _) = jobs.next() else { Issue.record("the earliest image first"); return }
-        guard case .read(1, 0, _) = jobs.next() else { Issue.record("then pass 1's"); return }
-        guard case .read(1, 1, _) = jobs.next() else { Issue.record("then pass 1's second"); return }
+        guard case .read(0, 0, 0, _) = jobs.next() else { Issue.record("the earliest image first"); return }
+        // Image by image, engine by engine.
+        guard case .read(1, 0, 0, _) = jobs.next() else { Issue.record("then pass 1's first image, first engine"); return }
+        guard case .read(1, 0, 1, _) = jobs.next() else { Issue.record("its second engine"); return }
+        guard case .read(1, 1, 0, _) = jobs.next() else { Issue.record("then pass 1's second image"); return }
+        #expect(jobs.moreMayCome)
+        guard case .read(1, 1, 1, _) = jobs.next() else { Issue.record("and its second engine"); return }
         guard case .wait = jobs.next() else { Issue.record("pass 2 waits for pass 0 to be weighed"); return }
+        #expect(jobs.reads[1].count == 2 && jobs.reads[1][0].count == 2)
         jobs.weighing = 1
         guard case .make(2) = jobs.next() else { Issue.record("then pass 2"); return }
         jobs.stopped = true
