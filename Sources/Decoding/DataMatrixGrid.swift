@@ -30,15 +30,15 @@ enum DataMatrixGrid {
     static let rectangles: [(Int, Int)] = [(8, 18), (8, 32), (12, 26), (12, 36), (16, 36), (16, 48)]
 
     /// The code in `rect` of `f` drawn again, for each reading of its size that fits (none when
-    /// no finder is found).
-    static func redrawn(_ f: GrayFrame, in rect: PixelRect) -> [Drawing] {
+    /// no finder is found); `readings`: dark ink on light (false), light on dark (true).
+    static func redrawn(_ f: GrayFrame, in rect: PixelRect, lightInk readings: [Bool] = [false, true]) -> [Drawing] {
         let r = rect.clamped(width: f.width, height: f.height)
         guard r.width >= 24, r.height >= 24, r.width * r.height <= 1_500_000 else { return [] }
         let crop = f.cropped(to: r)
         let smooth = IntegralImage(crop)
         let radius = max(8, min(crop.width, crop.height) / 8)
         var drawings: [Drawing] = []
-        for lightInk in [false, true] {
+        for lightInk in readings {
             var ink = [Bool](repeating: false, count: crop.width * crop.height)
             var inkCount = 0
             for y in 0..<crop.height {
@@ -52,8 +52,13 @@ enum DataMatrixGrid {
             guard let quad = finderQuad(ink, crop.width, crop.height, module: module) else { continue }
             // Both readings of the ink are drawn: a dark-on-light reading of a light-on-dark
             // code can find an L too (its ground's edge), and only the engine tells them apart.
-            drawings += sizes(quad, ink, crop, module: module, lightInk: lightInk).compactMap { size in
-                draw(crop, quad: quad, rows: size.rows, columns: size.columns, lightInk: lightInk, origin: (Double(r.x), Double(r.y)))
+            // Each size drawn from the corners as fitted, then moved to where the finder and
+            // clock tracks show best.
+            drawings += sizes(quad, ink, crop, module: module, lightInk: lightInk).flatMap { size in
+                let better = refined(crop, quad, rows: size.rows, columns: size.columns, lightInk: lightInk, module: module)
+                return [quad, better].compactMap {
+                    draw(crop, quad: $0, rows: size.rows, columns: size.columns, lightInk: lightInk, origin: (Double(r.x), Double(r.y)))
+                }
             }
         }
         return drawings
@@ -116,7 +121,9 @@ enum DataMatrixGrid {
         }
         var corners: [(Double, Double)] = []
         for i in 0..<4 {
-            guard let c = intersect(lines[(i + 3) % 4], lines[i]) else { return nil }
+            // Nearly parallel lines (a part that is no rectangle) cross far away: no code.
+            guard let c = intersect(lines[(i + 3) % 4], lines[i]),
+                  c.0 > -2 * m, c.1 > -2 * m, c.0 < Double(w) + 2 * m, c.1 < Double(h) + 2 * m else { return nil }
             corners.append(c)
         }
         // How much of each side (between its corner modules) is ink.
@@ -205,7 +212,9 @@ enum DataMatrixGrid {
 
     /// The code sampled and drawn: `columns` modules along the side from corner `finder + 2`,
     /// one pixel each, with the map back to frame points.
-    static func draw(_ crop: GrayFrame, quad q: Quad, rows: Int, columns: Int, lightInk: Bool, origin: (Double, Double)) -> Drawing? {
+    /// The map from module (column, row) centres to the crop for a code of `rows` x `columns`
+    /// whose corner modules' centres are `q`'s corners.
+    static func grid(_ q: Quad, rows: Int, columns: Int) -> AztecGrid.Grid? {
         guard let finder = finderSide(q) else { return nil }
         // Module (column, row) centres at the corners: the finder's bottom-right end, its
         // corner (bottom left), its top end, and the clock tracks' corner (top right).
@@ -213,7 +222,84 @@ enum DataMatrixGrid {
         let from: [(Double, Double)] = [(last.0, last.1), (0, last.1), (0, 0), (last.0, 0)]
         let to = (0..<4).map { q.corners[(finder + $0) % 4] }
         guard let h = AztecGrid.Grid.homography(from + [(last.0 / 2, last.1 / 2)], to + [centre(to)], perspective: true) else { return nil }
-        let grid = AztecGrid.Grid(h: h, dark: 0, light: 255)
+        return AztecGrid.Grid(h: h, dark: 0, light: 255)
+    }
+
+    /// How well the finder and the clock tracks show at the module centres `q` gives: the mean
+    /// of their light modules less the mean of their ink modules (the other way round for light
+    /// ink); nil when a centre falls outside the crop.
+    static func edgeContrast(_ crop: GrayFrame, _ q: Quad, rows: Int, columns: Int, lightInk: Bool) -> Double? {
+        guard let grid = grid(q, rows: rows, columns: columns) else { return nil }
+        return crop.withUnsafeBytes { p -> Double? in
+            var ink = 0.0, inkN = 0.0, paper = 0.0, paperN = 0.0
+            func add(_ i: Int, _ j: Int, isInk: Bool) -> Bool {
+                let (x, y) = grid.map(Double(i), Double(j))
+                guard let v = AztecGrid.sample(p, crop, x, y) else { return false }
+                if isInk { ink += v; inkN += 1 } else { paper += v; paperN += 1 }
+                return true
+            }
+            for j in 0..<rows {
+                guard add(0, j, isInk: true), add(columns - 1, rows - 1 - j, isInk: j % 2 == 0) else { return nil }
+            }
+            for i in 1..<columns {
+                guard add(i, rows - 1, isInk: true), add(i, 0, isInk: i % 2 == 0) else { return nil }
+            }
+            // A large code's data regions have finders and clock tracks of their own, inside it.
+            let (down, across) = regions(rows: rows, columns: columns)
+            for k in 1..<max(1, down) {
+                let edge = k * rows / down
+                for i in 0..<columns {
+                    guard add(i, edge - 1, isInk: true), add(i, edge, isInk: i % 2 == 0) else { return nil }
+                }
+            }
+            for k in 1..<max(1, across) {
+                let edge = k * columns / across
+                for j in 0..<rows {
+                    guard add(edge, j, isInk: true), add(edge - 1, rows - 1 - j, isInk: j % 2 == 0) else { return nil }
+                }
+            }
+            guard inkN > 0, paperN > 0 else { return nil }
+            let contrast = paper / paperN - ink / inkN
+            return lightInk ? -contrast : contrast
+        }
+    }
+
+    /// How many data regions a DataMatrix of `rows` x `columns` has down and across.
+    static func regions(rows: Int, columns: Int) -> (down: Int, across: Int) {
+        func split(_ n: Int) -> Int { n <= 26 ? 1 : n <= 56 ? 2 : n <= 104 ? 4 : 6 }
+        return rows == columns ? (split(rows), split(columns)) : (1, columns >= 32 ? 2 : 1)
+    }
+
+    /// `q` with each corner moved to where the finder and clock tracks show best
+    /// (`edgeContrast`): steps of half a module, then a quarter, then an eighth, each corner in
+    /// turn. A corner line fitted a little off the modules' centres (ink spread, a blur, a
+    /// printed code's uneven modules) shifts the whole grid by the time it reaches the far side
+    /// of a large code.
+    static func refined(_ crop: GrayFrame, _ q: Quad, rows: Int, columns: Int, lightInk: Bool, module m: Double) -> Quad {
+        guard var bestScore = edgeContrast(crop, q, rows: rows, columns: columns, lightInk: lightInk) else { return q }
+        var best = q
+        for step in [0.5, 0.25, 0.125] {
+            for k in 0..<4 {
+                let base = best.corners[k]
+                var chosen = best
+                for dy in [-step, 0, step] {
+                    for dx in [-step, 0, step] where dx != 0 || dy != 0 {
+                        var trial = best
+                        trial.corners[k] = (base.0 + dx * m, base.1 + dy * m)
+                        if let score = edgeContrast(crop, trial, rows: rows, columns: columns, lightInk: lightInk), score > bestScore {
+                            bestScore = score
+                            chosen = trial
+                        }
+                    }
+                }
+                best = chosen
+            }
+        }
+        return best
+    }
+
+    static func draw(_ crop: GrayFrame, quad q: Quad, rows: Int, columns: Int, lightInk: Bool, origin: (Double, Double)) -> Drawing? {
+        guard let grid = grid(q, rows: rows, columns: columns) else { return nil }
         var samples = [Double](repeating: 0, count: rows * columns)
         let ok = crop.withUnsafeBytes { p -> Bool in
             for j in 0..<rows {
@@ -289,7 +375,18 @@ enum DataMatrixGrid {
 
     /// The convex hull (monotone chain), counter-clockwise in image coordinates.
     static func convexHull(_ points: [(Int, Int)]) -> [(Double, Double)] {
-        let p = points.sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+        // Only each row's leftmost and rightmost point can be on the hull: a large part's
+        // hull from a few hundred points, not all its pixels.
+        var ends: [Int: (Int, Int)] = [:]
+        for (x, y) in points {
+            if let e = ends[y] { ends[y] = (min(e.0, x), max(e.1, x)) } else { ends[y] = (x, x) }
+        }
+        var p: [(Int, Int)] = []
+        for (y, e) in ends {
+            p.append((e.0, y))
+            if e.1 != e.0 { p.append((e.1, y)) }
+        }
+        p.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
         guard p.count >= 3 else { return p.map { (Double($0.0), Double($0.1)) } }
         func cross(_ o: (Int, Int), _ a: (Int, Int), _ b: (Int, Int)) -> Int { (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0) }
         var lower: [(Int, Int)] = [], upper: [(Int, Int)] = []

@@ -120,7 +120,22 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 let big = PixelRect(x: 2 * r.x, y: 2 * r.y, width: 2 * r.width, height: 2 * r.height)
                 if !rects.contains(where: { $0.overlapShare(big) > 0.5 }) { rects.append(big) }
             }
-            return rects.prefix(6).flatMap { DataMatrixGrid.redrawn(frame, in: $0).map(Self.enlarged) }
+            var drawings = rects.prefix(6).flatMap { DataMatrixGrid.redrawn(frame, in: $0) }
+            // A code that fills a small image to its edges (a tight viewport's crop, a close-up
+            // of a label; smaller than a 640x480 camera frame) has no quiet zone to tell its
+            // finder from: the image inside a light border, as a whole (dark ink: a light border
+            // gives a light-on-dark code no quiet zone).
+            if frame.width * frame.height < 300_000 {
+                let border = max(8, max(frame.width, frame.height) / 10)
+                let bordered = Self.bordered(frame, border)
+                drawings += DataMatrixGrid.redrawn(bordered, in: PixelRect(x: 0, y: 0, width: bordered.width, height: bordered.height), lightInk: [false]).map { d in
+                    DataMatrixGrid.Drawing(modules: d.modules) { u, v in
+                        let (x, y) = d.map(u, v)
+                        return (x - Double(border), y - Double(border))
+                    }
+                }
+            }
+            return drawings.map(Self.enlarged)
         case .tiles:
             // Half-size windows on a half-window grid: a detector that looks from the centre
             // (zxing's Aztec) sees each part of the frame near a window's centre once.

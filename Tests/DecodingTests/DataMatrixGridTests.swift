@@ -63,4 +63,35 @@ import Glibc
         #expect(DataMatrixGrid.redrawn(even, in: PixelRect(x: 0, y: 0, width: 10, height: 10)).isEmpty)
         #expect(DataMatrixGrid.redrawn(even, in: PixelRect(x: 500, y: 500, width: 100, height: 100)).isEmpty)
     }
+
+    /// A clean 48 x 48 code (four data regions), 4 px a module, inside a light border of 40 px:
+    /// its corner modules' centres are at 42 and 42 + 47 x 4 = 230.
+    @Test func cornersAreMovedBackOntoTheModules() throws {
+        let frame = ImagePass.bordered(try ImageFile.load(Fixture.path("datamatrix-48.png")), 40)
+        let truth: [(Double, Double)] = [(42, 42), (230, 42), (230, 230), (42, 230)]
+        #expect(DataMatrixGrid.regions(rows: 48, columns: 48) == (2, 2) && DataMatrixGrid.regions(rows: 24, columns: 24) == (1, 1))
+        // Corners as a fit might give them, each off by up to 0.6 of a module (the finder's
+        // sides known: the L is the left column and the bottom row).
+        let offsets: [(Double, Double)] = [(1.8, -1.6), (-1.6, 1.8), (2.0, 1.6), (-1.8, -1.4)]
+        let off = DataMatrixGrid.Quad(corners: zip(truth, offsets).map { ($0.0 + $1.0, $0.1 + $1.1) }, inkShare: [0.5, 0.5, 1, 1])
+        let better = DataMatrixGrid.refined(frame, off, rows: 48, columns: 48, lightInk: false, module: 4)
+        // Hard-edged modules sample alike anywhere inside: each corner back inside its module,
+        // and every finder and clock module (the inner regions' too) sampled on its own ink or
+        // paper, 255 levels apart.
+        for (c, t) in zip(better.corners, truth) {
+            #expect(abs(c.0 - t.0) < 2 && abs(c.1 - t.1) < 2, "corner \(c), module centre \(t)")
+        }
+        let before = try #require(DataMatrixGrid.edgeContrast(frame, off, rows: 48, columns: 48, lightInk: false))
+        let after = try #require(DataMatrixGrid.edgeContrast(frame, better, rows: 48, columns: 48, lightInk: false))
+        #expect(before < 250 && after == 255, "finder and clocks show \(before) -> \(after) levels apart")
+    }
+
+    /// A printed 48 x 48 code seen close up: a slight slant, a blur, noise, no quiet zone (the
+    /// code fills the image). Found inside a light border, its corners moved onto its modules
+    /// through its four regions' finders and clock tracks, it is drawn again and read.
+    @Test func aCloseUpOfALargeCodeWithoutQuietZoneIsRead() throws {
+        let frame = try ImageFile.load(Fixture.path("datamatrix-48-tight.png"))
+        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 alone misses it")
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["scand 48x48: four data regions, printed tight"])
+    }
 }

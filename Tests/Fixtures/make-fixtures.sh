@@ -67,3 +67,17 @@ printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm
 # (--seed 4242, ITF-14-10-glare.jpg, x 800-1560, y 480-720): zxing reads it, zbar does not, and
 # zxing reads it again from the crop at 3/4 size but not at twice its size (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/ITF-14-10-glare.jpg").convert("L").crop((800, 480, 1560, 720)).save("glare-itf14.png")'
+# A 48x48 DataMatrix (four data regions, each with its own finder and clock tracks), 4 px a
+# module, no quiet zone; and a close-up of it printed: seen at a slight slant through a blurred
+# lens, with sensor noise, filling the image to its edges (zxing 1.4 and zxing-cpp 3.1 miss it;
+# issue 18).
+zint --barcode=DATAMATRIX --vers=14 --square -d "scand 48x48: four data regions, printed tight" --scale=2 -o datamatrix-48.png
+../../.build/zxing-cpp-venv/bin/python -c '
+import numpy as np
+from PIL import Image, ImageFilter
+im = Image.open("datamatrix-48.png").convert("L"); W, H = im.size; pad = 40
+big = Image.new("L", (W + 2 * pad, H + 2 * pad), 255); big.paste(im, (pad, pad))
+big = big.transform(big.size, Image.QUAD, [pad - 2, pad + 2, pad + 2, pad + H - 2, pad + W + 2, pad + H + 4, pad + W - 1, pad - 2],
+                    resample=Image.BICUBIC, fillcolor=255)
+a = np.array(big.filter(ImageFilter.GaussianBlur(1.0)), dtype=np.float32) * 0.7 + 40 + np.random.default_rng(7).normal(0, 8, big.size[::-1])
+Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save("datamatrix-48-tight.png")'
