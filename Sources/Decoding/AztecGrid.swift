@@ -57,15 +57,18 @@ enum AztecGrid {
     }
 
     /// The code around the bullseye seen square-on: the image warped through each grid the
-    /// rings give (out to `radius` modules, `ppm` pixels a module, bilinear, light outside the
-    /// frame), so that the engine's own detector, which copes with a little skew but not with a
-    /// steep slant, finds the code. With the map from warped pixels to frame points.
-    static func rectified(_ f: GrayFrame, x: Double, y: Double, module: Double, radius: Int = 20, ppm: Int = 5)
+    /// rings give (out to each of `radii` modules, `ppm` pixels a module, bilinear, light outside
+    /// the frame), so that the engine's own detector, which copes with a little skew but not with
+    /// a steep slant, finds the code. With the map from warped pixels to frame points. A window
+    /// that cuts a large code's edge loses it; one far wider than a small code takes in the
+    /// grid's error where the code is not: so more than one.
+    static func rectified(_ f: GrayFrame, x: Double, y: Double, module: Double, radii: [Int] = [20, 32], ppm: Int = 5)
         -> [(frame: GrayFrame, map: @Sendable (Double, Double) -> (Double, Double))] {
-        guard module >= 1.2, module < 1000, radius >= 1, ppm >= 1, x >= 0, y >= 0, x < Double(f.width), y < Double(f.height) else { return [] }
+        guard module >= 1.2, module < 1000, radii.allSatisfy({ (1...64).contains($0) }), (1...16).contains(ppm),
+              x >= 0, y >= 0, x < Double(f.width), y < Double(f.height) else { return [] }
         let grids = Grid.fit(f, x: x, y: y, module: module)
         // Only the projective grid where there is one: the affine one is what the frame is.
-        return grids.suffix(1).map { grid in
+        return grids.suffix(1).flatMap { grid in radii.map { radius in (grid, radius) } }.map { grid, radius in
             let side = (2 * (radius + quietModules) + 1) * ppm
             let offset = Double(radius + quietModules) + 0.5, scale = Double(ppm)
             var out = [UInt8](repeating: UInt8(max(0, min(255, grid.light.rounded()))), count: side * side)

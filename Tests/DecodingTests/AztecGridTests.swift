@@ -90,11 +90,24 @@ import Testing
         #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 misses the slanted code")
         let found = try #require(RegionFinder.bullseyes(in: frame).first)
         let warped = AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module)
-        #expect(warped.count == 1)
+        #expect(warped.count == 2, "a window of 20 modules round the bullseye and one of 32")
         let reads = warped.flatMap { w in ZXingDecoder().decode(w.frame).map { s in s.corners.map { w.map(Double($0.x), Double($0.y)) } } }
         // Read, and its corners map back round the bullseye in the frame.
         let corners = try #require(reads.first)
         #expect(corners.allSatisfy { abs($0.0 - Double(found.x)) < 120 && abs($0.1 - Double(found.y)) < 120 }, "\(corners) vs \(found)")
         #expect(DecodePipeline().decode(frame).map(\.text) == ["scand Aztec fixture"])
+    }
+
+    /// A photo of a large code at a slant (zxing's sample aztec-2/04): a window of 20 modules
+    /// round its bullseye cuts its edges; the wider one takes it all in.
+    @Test func aLargeSlantedCodeIsSeenWhole() throws {
+        let frame = try ImageFile.load(Fixture.path("aztec-photo.png"))
+        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 misses the slanted code")
+        let found = RegionFinder.bullseyes(in: frame)
+        let narrow = found.flatMap { AztecGrid.rectified(frame, x: Double($0.x), y: Double($0.y), module: $0.module, radii: [20]) }
+        let wide = found.flatMap { AztecGrid.rectified(frame, x: Double($0.x), y: Double($0.y), module: $0.module, radii: [32]) }
+        #expect(narrow.flatMap { ZXingDecoder().decode($0.frame) }.isEmpty, "the narrow window cuts it")
+        #expect(wide.flatMap { ZXingDecoder().decode($0.frame) }.map(\.text).first == "This is a real world Aztec barcode test.")
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["This is a real world Aztec barcode test."])
     }
 }

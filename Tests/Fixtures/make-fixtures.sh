@@ -81,3 +81,7 @@ big = big.transform(big.size, Image.QUAD, [pad - 2, pad + 2, pad + 2, pad + H - 
                     resample=Image.BICUBIC, fillcolor=255)
 a = np.array(big.filter(ImageFilter.GaussianBlur(1.0)), dtype=np.float32) * 0.7 + 40 + np.random.default_rng(7).normal(0, 8, big.size[::-1])
 Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save("datamatrix-48-tight.png")'
+# A photo of a full-range Aztec at a slant, from zxing-cpp's black-box tests (Apache License 2.0,
+# test/samples/aztec-2/04.png, via ../shared/corpus/zxing-cpp): a window of 20 modules round its
+# bullseye cuts its edges (issue 18).
+cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
