@@ -33,6 +33,9 @@ public struct FirstLook: @unchecked Sendable {
     let region: GrayFrame
     let origin: (x: Int, y: Int)
     let doubts: AnyObject?
+    /// Whether the engines after the first have yet to look at the region (the deep look starts
+    /// with them: `DecodePipeline.decode` on several threads).
+    var deferred = false
     init(symbols: [Symbol], region: GrayFrame, origin: (x: Int, y: Int), doubts: AnyObject?) {
         self.symbols = symbols
         self.region = region

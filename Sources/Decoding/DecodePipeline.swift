@@ -68,12 +68,23 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
-        let look = firstLook(frame, viewport: viewport)
-        guard look.symbols.isEmpty else { return look.symbols }
-        return workers > 1 ? deepLookInParallel(look) : deepLook(look, abandon: { false })
+        guard workers > 1 else {
+            let look = firstLook(frame, viewport: viewport)
+            return look.symbols.isEmpty ? deepLook(look, abandon: { false }) : look.symbols
+        }
+        // On several threads, where the first engine found nothing the other engines' look at
+        // the frame is the first job of the deep look (`ImagePass.asIs`), beside its passes.
+        let look = firstLook(frame, viewport: viewport, othersDeferred: true)
+        return look.symbols.isEmpty ? deepLookInParallel(look) : look.symbols
     }
 
     public func firstLook(_ frame: GrayFrame, viewport: Viewport) -> FirstLook {
+        firstLook(frame, viewport: viewport, othersDeferred: false)
+    }
+
+    /// `othersDeferred`: where the first engine finds nothing, the other engines do not look
+    /// here; the look says so (`FirstLook.deferred`) and the deep look starts with them.
+    func firstLook(_ frame: GrayFrame, viewport: Viewport, othersDeferred: Bool) -> FirstLook {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
         guard roi.width > 0, roi.height > 0 else {
             return FirstLook(symbols: [], region: GrayFrame(width: 0, height: 0, pixels: []), origin: (0, 0), doubts: nil)
@@ -82,7 +93,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // An even, noisy scene: nothing to read, and the engines' costliest frame.
         guard !passesOverEvenFrames || ContrastGate.mayHoldCode(region) else { return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: nil) }
         let doubts = Doubts()
-        let found = rules.apply(whole(confirmed(lookFirst(region), by: engines, in: region, doubts), in: region))
+        let lists = lookFirst(region, othersDeferred: othersDeferred)
+        if othersDeferred, lists.count == 1, lists[0].isEmpty, engines.count > 1 {
+            // Deferred: nothing to weigh yet.
+            var look = FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts)
+            look.deferred = true
+            return look
+        }
+        let found = rules.apply(whole(confirmed(lists, by: engines, in: region, doubts), in: region))
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -138,11 +156,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return shifted.sortedByDistance(toX: cx, y: cy)
     }
 
-    /// The first look: the first engine; the others only when it found nothing or a linear code
-    /// that needs a second opinion (skipping zbar where it is not needed halves the time of a
-    /// typical frame).
-    func lookFirst(_ region: GrayFrame) -> [[Symbol]] {
+    /// The first look: the first engine; the others only when it found nothing (unless
+    /// `othersDeferred`) or a linear code that needs a second opinion (skipping zbar where it is
+    /// not needed halves the time of a typical frame).
+    func lookFirst(_ region: GrayFrame, othersDeferred: Bool = false) -> [[Symbol]] {
         var first = engines[0].decode(region)
+        if first.isEmpty && othersDeferred { return [first] }
         for i in first.indices where first[i].symbology.isEANFamily && EANVerifier.verify(first[i], in: region) == .fits {
             first[i].verifiedInFrame = true
         }

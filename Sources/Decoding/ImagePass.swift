@@ -29,6 +29,10 @@ public struct TransformedFrame {
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
     case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, smallUpscale, tiles, upscale, downscale, runes, matrixGrid
+    /// The frame as it is, for the engines the first look left out (`DecodePipeline.decode` on
+    /// several threads: the second engine's look runs beside the first deep passes). In no
+    /// quality's list.
+    case asIs
 
     /// The passes each quality level may spend on a frame where nothing was found.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
@@ -42,9 +46,10 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// The transformed images to try, in order (none when the pass does not apply).
     public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
         switch self {
-        case .thresholds, .runes:
+        case .thresholds, .runes, .asIs:
             // The frame as it is: the pipeline reads it with zxing's other binarizers, or with
-            // the Aztec rune reader (`AztecRuneReader`), which zxing 1.4 lacks.
+            // the Aztec rune reader (`AztecRuneReader`), which zxing 1.4 lacks, or with the
+            // engines as the first look does.
             return [TransformedFrame(frame: frame, scale: 1)]
         case .quietZone:
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no

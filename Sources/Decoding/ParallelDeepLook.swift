@@ -11,7 +11,15 @@ extension DecodePipeline {
     /// are waited for: nothing of a frame runs on after `decode`.
     func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
-        let run = ParallelDeepLook(pipeline: self, region: look.region)
+        // A deferred first look: the region as it is comes first, its first engine's read
+        // (nothing) already in.
+        let passes = (look.deferred ? [ImagePass.asIs] : []) + self.passes
+        // Beside the other engines' look at the whole region (the slowest job of a frame),
+        // the two passes after it may run.
+        let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, ahead: look.deferred ? 2 : 1)
+        if look.deferred {
+            run.shared.withLock { $0.given(0, [TransformedFrame(frame: look.region, scale: 1)], reads: [[]]) }
+        }
         for k in helperEngines.indices { spawnThread { run.helper(k + 1) } }
         var found: [Symbol] = []
         var p = 0, i = 0, k = 0
@@ -51,14 +59,17 @@ extension DecodePipeline {
 final class ParallelDeepLook: @unchecked Sendable {
     let pipeline: DecodePipeline
     let region: GrayFrame
+    /// The passes, in order.
+    let steps: [ImagePass]
     let shared: Locked<ParallelPasses>
     let wake: [DispatchSemaphore]
     let finished = DispatchSemaphore(value: 0)
 
-    init(pipeline: DecodePipeline, region: GrayFrame) {
+    init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
         self.pipeline = pipeline
         self.region = region
-        shared = Locked(ParallelPasses(lookers: pipeline.passes.map { pipeline.lookers($0, pipeline.engines).count }))
+        self.steps = steps
+        shared = Locked(ParallelPasses(lookers: steps.map { pipeline.lookers($0, pipeline.engines).count }, ahead: ahead))
         wake = (0..<pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
     }
 
@@ -72,11 +83,11 @@ final class ParallelDeepLook: @unchecked Sendable {
     func work(_ me: Int) -> Bool {
         switch shared.withLock({ $0.next() }) {
         case .make(let p):
-            let pass = pipeline.passes[p]
+            let pass = steps[p]
             let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region)
             shared.withLock { $0.made(p, frames) }
         case .read(let p, let i, let k, let t):
-            let list = pipeline.lookers(pipeline.passes[p], engines(me))[k].decode(t.frame)
+            let list = pipeline.lookers(steps[p], engines(me))[k].decode(t.frame)
             shared.withLock { $0.reads[p][i][k] = list }
         case .wait, .over: return false
         }
@@ -115,12 +126,14 @@ struct ParallelPasses {
     var taken: [Int]
     var nextPass = 0
     var stopped = false
-    /// The pass being weighed: jobs go no further than the pass after it (a job that would
+    /// The pass being weighed: jobs go no further than `ahead` passes after it (a job that would
     /// only be thrown away when this pass has a code is not started, and cannot delay the end).
     var weighing = 0
+    let ahead: Int
 
-    init(lookers: [Int]) {
+    init(lookers: [Int], ahead: Int = 1) {
         self.lookers = lookers
+        self.ahead = max(1, ahead)
         frames = Array(repeating: nil, count: lookers.count)
         reads = Array(repeating: [], count: lookers.count)
         taken = Array(repeating: 0, count: lookers.count)
@@ -131,11 +144,21 @@ struct ParallelPasses {
         reads[p] = Array(repeating: Array(repeating: nil, count: lookers[p]), count: images.count)
     }
 
+    /// The next pass's images made, and the first reads of its first image in (its first
+    /// engines' reads, which were made elsewhere): their jobs are not handed out.
+    mutating func given(_ p: Int, _ images: [TransformedFrame], reads known: [[Symbol]]) {
+        guard p == nextPass, !images.isEmpty, known.count <= lookers[p] else { return }
+        made(p, images)
+        for (k, list) in known.enumerated() { reads[p][0][k] = list }
+        taken[p] = known.count
+        nextPass = p + 1
+    }
+
     /// The earliest read not yet handed out, else the next pass to make; `wait` while nothing
     /// can be handed out now but more may come, `over` when nothing more will.
     mutating func next() -> Job {
         guard !stopped else { return .over }
-        let reach = min(frames.count, weighing + 2)
+        let reach = min(frames.count, weighing + 1 + ahead)
         for p in 0..<min(nextPass, reach) {
             if let images = frames[p], taken[p] < images.count * lookers[p] {
                 taken[p] += 1

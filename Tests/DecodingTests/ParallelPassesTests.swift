@@ -53,4 +53,38 @@ import Testing
         guard case .over = jobs.next() else { Issue.record("stopped: over"); return }
         #expect(!jobs.moreMayCome)
     }
+
+    /// A deferred first look: pass 0 (the region as it is) is given with its first engine's read
+    /// in, so only the second engine's read of it is handed out, and two passes may run beside it.
+    @Test func aGivenPassHandsOutOnlyWhatIsMissing() {
+        var jobs = ParallelPasses(lookers: [2, 1, 2, 1], ahead: 2)
+        let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
+        jobs.given(0, [blank], reads: [[]])
+        #expect(jobs.reads[0][0][0] != nil && jobs.reads[0][0][1] == nil)
+        guard case .read(0, 0, 1, _) = jobs.next() else { Issue.record("the second engine's read of pass 0"); return }
+        guard case .make(1) = jobs.next() else { Issue.record("then pass 1"); return }
+        guard case .make(2) = jobs.next() else { Issue.record("and pass 2: two ahead of pass 0"); return }
+        guard case .wait = jobs.next() else { Issue.record("pass 3 waits"); return }
+        // Given out of turn (pass 1 is being made): ignored.
+        jobs.given(1, [blank], reads: [[]])
+        #expect(jobs.frames[1] == nil)
+    }
+
+    /// The frames with nothing for the first engine: two threads (the second engine's look beside
+    /// the first passes) give what one gives.
+    @Test func aDeferredFirstLookGivesWhatOneThreadGives() throws {
+        let frames = [
+            try ImageFile.load(Fixture.path("glare-itf14.png")),
+            try ImageFile.load(Fixture.path("blurred-upca.png")),
+            try ImageFile.load(Fixture.path("itf14-crossed.jpg")),
+        ]
+        let one = DecodePipeline(), two = DecodePipeline(workers: 2)
+        for (k, frame) in frames.enumerated() {
+            #expect(one.decode(frame).map(\.text) == two.decode(frame).map(\.text), "frame \(k)")
+        }
+        // zxing reads nothing in the blurred UPC-A; the look is deferred, and zbar's read (checked
+        // against the bars) comes from the deep look.
+        let look = two.firstLook(frames[1], viewport: .full, othersDeferred: true)
+        #expect(look.deferred && look.symbols.isEmpty)
+    }
 }
