@@ -48,14 +48,8 @@ enum BarRun {
         let dark = sorted[sorted.count / 20], light = sorted[sorted.count - 1 - sorted.count / 20]
         guard light - dark > 24 else { return nil }
         // Dark or light against the levels of a window round each point (shade, glare), never
-        // narrower than half the crop's range (so a quiet zone stays light).
-        let window = max(8, w / 40), floor = (light - dark) / 2
-        let isDark = profile.indices.map { i -> Bool in
-            let part = profile[max(0, i - window)...min(w - 1, i + window)]
-            var lo = part.min()!, hi = part.max()!
-            if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
-            return profile[i] < (lo + hi) / 2
-        }
+        // narrower than half the profile's range (so a quiet zone stays light).
+        let isDark = Self.darkness(profile, window: max(8, w / 40), floor: (light - dark) / 2).map { $0 > 0.5 }
         // Runs of one colour: (dark, start, length).
         var runs: [(dark: Bool, start: Int, length: Int)] = []
         for x in 0..<w {
@@ -74,6 +68,18 @@ enum BarRun {
         // The run reaches the profile's end: its end is not in view.
         guard first > 0, last < runs.count - 1 else { return nil }
         return runs[first...last].filter(\.dark).count
+    }
+
+    /// Each point's darkness along a profile across bars: 0 at the lightest and 1 at the darkest
+    /// level within `window` points of it (clamped to -0.5 ... 1.5), the two levels never closer
+    /// than `floor` (so a quiet zone or a wide bar, alone in its window, keeps its colour).
+    static func darkness(_ profile: [Double], window: Int, floor: Double) -> [Double] {
+        profile.indices.map { i -> Double in
+            let part = profile[max(0, i - window)...min(profile.count - 1, i + window)]
+            var lo = part.min()!, hi = part.max()!
+            if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
+            return min(1.5, max(-0.5, (hi - profile[i]) / (hi - lo)))
+        }
     }
 
     /// The bars an ITF code of `digits` digits has: two in its start, five a pair of digits, two

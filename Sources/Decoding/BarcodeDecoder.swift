@@ -35,8 +35,9 @@ public struct FirstLook: @unchecked Sendable {
     let doubts: AnyObject?
     /// Whether the engines after the first have yet to look at the region (the deep look starts
     /// with them: `DecodePipeline.decode` on several threads).
-    var deferred = false
-    init(symbols: [Symbol], region: GrayFrame, origin: (x: Int, y: Int), doubts: AnyObject?) {
+    let deferred: Bool
+    init(symbols: [Symbol], region: GrayFrame, origin: (x: Int, y: Int), doubts: AnyObject?, deferred: Bool = false) {
+        self.deferred = deferred
         self.symbols = symbols
         self.region = region
         self.origin = origin

@@ -96,9 +96,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         let lists = lookFirst(region, othersDeferred: othersDeferred)
         if othersDeferred, lists.count == 1, lists[0].isEmpty, engines.count > 1 {
             // Deferred: nothing to weigh yet.
-            var look = FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts)
-            look.deferred = true
-            return look
+            return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
         let found = rules.apply(whole(confirmed(lists, by: engines, in: region, doubts), in: region))
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
@@ -346,8 +344,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         if engine.decode(resampled).contains(where: { Self.same($0, s) }) { return true }
         // Three quarters of its size: other samples again, and a wider look for the local
         // threshold (a glare spot that hid bars from the enlarged crop).
-        let smaller = ImagePass.rotated(crop, by: 0, factor: 0.75, originX: 0, originY: 0).frame
-        return engine.decode(smaller).contains { Self.same($0, s) }
+        return engine.decode(ImagePass.scaled(crop, by: 0.75)).contains { Self.same($0, s) }
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first

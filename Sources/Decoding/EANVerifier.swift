@@ -66,13 +66,7 @@ enum EANVerifier {
         // Levels from a window of a few modules around each point (glare, shadow), never
         // narrower than half the code's own range (so a quiet zone stays light).
         let window = placed ? max(2, Int((Double(length) / Double(layout.modules) * 5).rounded())) : 12
-        let darkness = profile.indices.map { i -> Double in
-            let part = profile[max(0, i - window)...min(profile.count - 1, i + window)]
-            var lo = part.min()!, hi = part.max()!
-            let floor = (light - dark) / 2
-            if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
-            return min(1.5, max(-0.5, (hi - profile[i]) / (hi - lo)))
-        }
+        let darkness = BarRun.darkness(profile, window: window, floor: (light - dark) / 2)
 
         let pattern = layout.pattern
         let nominal = Double(length) / Double(layout.modules)

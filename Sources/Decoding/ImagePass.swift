@@ -133,12 +133,8 @@ public enum ImagePass: String, Sendable, CaseIterable {
             if frame.width * frame.height < 300_000 {
                 let border = max(8, max(frame.width, frame.height) / 10)
                 let bordered = Self.bordered(frame, border)
-                drawings += DataMatrixGrid.redrawn(bordered, in: PixelRect(x: 0, y: 0, width: bordered.width, height: bordered.height), lightInk: [false]).map { d in
-                    DataMatrixGrid.Drawing(modules: d.modules) { u, v in
-                        let (x, y) = d.map(u, v)
-                        return (x - Double(border), y - Double(border))
-                    }
-                }
+                drawings += DataMatrixGrid.redrawn(bordered, in: PixelRect(x: 0, y: 0, width: bordered.width, height: bordered.height),
+                                                   lightInk: [false], shift: -border)
             }
             return drawings.map(Self.enlarged)
         case .tiles:
@@ -248,6 +244,11 @@ public enum ImagePass: String, Sendable, CaseIterable {
             return (ox + cx + dx * c - dy * s, oy + cy + dx * s + dy * c)
         }
         return t
+    }
+
+    /// The frame scaled by `factor` (any, bilinear).
+    static func scaled(_ f: GrayFrame, by factor: Double) -> GrayFrame {
+        rotated(f, by: 0, factor: factor, originX: 0, originY: 0).frame
     }
 
     /// The gray levels below which and above which 1/`tail` of the pixels lie (every other
