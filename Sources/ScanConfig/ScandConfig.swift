@@ -272,7 +272,9 @@ public struct MQTTURL: Equatable, Sendable, CustomStringConvertible {
                 guard after.hasPrefix(":") else { return .failure(MQTTURLError("only :port may follow the address")) }
                 portText = after.dropFirst()
             }
-            guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+            // 45 characters: the longest IPv6 text form (INET6_ADDRSTRLEN - 1), IPv4 tail included.
+            guard !host.isEmpty, host.utf8.count <= 45,
+                  host.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }) else {
                 return .failure(MQTTURLError("\"\(host)\" is not an IPv6 address"))
             }
         } else {

@@ -199,8 +199,15 @@ import Testing
         #expect(MQTTURL.parse("mqtt://[::1]:1884/") == .success(MQTTURL(tls: false, host: "::1", port: 1884)))
         #expect(MQTTURL(tls: false, host: "::1", port: 1884).description == "mqtt://[::1]:1884")
         for bad in ["http://x", "mqtt://", "mqtt://x:0", "mqtt://x:70000", "mqtt://x:1e3", "mqtt://a b", "mqtt://x/path", "mqtt://[::1", "mqtt://[zz]",
-                    "mqtt://" + String(repeating: "a", count: 400)] {
+                    "mqtt://" + String(repeating: "a", count: 400),
+                    // Fuzz finding: a 270-byte IPv6 "address" parsed but printed back over the 300-byte bound.
+                    "mqtts://[" + String(repeating: ":2", count: 130) + "]", "mqtt://[\u{FF11}::1]"] {
             guard case .failure = MQTTURL.parse(bad) else { Issue.record("\(bad) accepted"); continue }
+        }
+        // The longest addresses still print back to themselves.
+        for good in ["mqtts://[ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255]:65535", "mqtt://" + String(repeating: "a", count: 253) + ":65535"] {
+            guard case .success(let url) = MQTTURL.parse(good) else { Issue.record("\(good) refused"); continue }
+            #expect(MQTTURL.parse(url.description) == .success(url))
         }
     }
 
