@@ -32,11 +32,13 @@ let package = Package(
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
         ),
 
-        // zxing-cpp 1.4 (C++) behind a small extern "C" API.
+        // zxing-cpp 3.1 (C++20, built into /usr/local by scripts/setup-zxing.sh, linked statically)
+        // behind a small extern "C" API. The archive by name, so Debian's 1.4 (libzxing-dev), if
+        // installed, is never taken instead.
         .target(
             name: "CZXing",
-            cxxSettings: [.define("ZX_USE_UTF8")],
-            linkerSettings: [.linkedLibrary("ZXing")]
+            cxxSettings: [.unsafeFlags(["-std=c++20", "-I/usr/local/include"])],
+            linkerSettings: [.unsafeFlags(["-L/usr/local/lib", "-Xlinker", "-l:libZXing.a"])]
         ),
 
         // Pure layers.

@@ -31,7 +31,7 @@ Version: $version
 Architecture: $arch
 Maintainer: scand developers <scand@localhost>
 Installed-Size: $size
-Depends: libzbar0, libzxing2, libgpiod2, libv4l-0, libpng16-16, libjpeg62-turbo, libespeak-ng1, libasound2, libmosquitto1, libcurl4, adduser, passwd
+Depends: libzbar0, libgpiod2, libv4l-0, libpng16-16, libjpeg62-turbo, libespeak-ng1, libasound2, libmosquitto1, libcurl4, adduser, passwd
 Section: misc
 Priority: optional
 Homepage: https://localhost/scand

@@ -15,13 +15,14 @@ for f in ./usr/bin/scand ./etc/scand/scand.toml ./lib/systemd/system/scand.servi
          ./usr/share/doc/scand/copyright ./usr/share/doc/scand/hardware.md; do
   check "contains $f" 'grep -qx "$f" <<<"$files"'
 done
-check "control names the libraries" '( for l in libzxing2 libespeak-ng1 libmosquitto1 libcurl4; do dpkg-deb --field "$deb" Depends | grep -q "$l" || exit 1; done )'
+check "control names the libraries" '( for l in libzbar0 libespeak-ng1 libmosquitto1 libcurl4; do dpkg-deb --field "$deb" Depends | grep -q "$l" || exit 1; done )'
 check "config is a conffile" 'dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | grep -qx /etc/scand/scand.toml'
 for s in postinst prerm postrm; do
   check "$s parses" 'dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./'"$s"' | sh -n'
 done
 root="$out/root"
 dpkg-deb --extract "$deb" "$root"
+check "zxing-cpp 3.1 is linked in (Debian's 1.4 not needed)" '! dpkg-deb --field "$deb" Depends | grep -q libzxing && ! readelf -d "$root/usr/bin/scand" | grep -q libZXing'
 check "binary runs without a Swift toolchain path" 'env -i LD_LIBRARY_PATH= "$root/usr/bin/scand" --version | grep -q .'
 cp -r "$root/usr/share/scand/boards" "$root/etc/scand/boards"  # where /usr/share/scand/boards is found on a board
 check "shipped config checks" '"$root/usr/bin/scand" check-config "$root/etc/scand/scand.toml" >/dev/null'

@@ -22,6 +22,13 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// (off only to measure what the gate saves).
     public let passesOverEvenFrames: Bool
     let engines: [any BarcodeDecoder]
+    /// The first engine as the first look asks it: zxing stops at the first code it reads (a
+    /// kiosk session ends at one; zxing-cpp 3.1 otherwise looks on along every line for more:
+    /// `stopsAtFirstCode`, off for `scand decode`, which gives every code in a file) and
+    /// reads linear codes along the frame's rows only (3.1 scans the columns as well, even after
+    /// a find: about half its time on a frame with a linear code). A turned linear code is read
+    /// by the passes, which ask for all, turned.
+    let firstLooker: any BarcodeDecoder
     /// How many threads `decode` spreads a frame's deep passes over (1: the calling thread
     /// alone, as the kiosk wants: its other core gives the next frame its first look).
     public let workers: Int
@@ -38,7 +45,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
 
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
                 rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar], checksReadsInFrame: Bool = false,
-                passesOverEvenFrames: Bool = true, workers: Int = 1) {
+                passesOverEvenFrames: Bool = true, workers: Int = 1, stopsAtFirstCode: Bool = true) {
         self.checksReadsInFrame = checksReadsInFrame
         self.workers = max(1, min(workers, 8))
         self.passesOverEvenFrames = passesOverEvenFrames
@@ -51,6 +58,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             }
         }
         engines = makeEngines()
+        if let zxing = engines[0] as? ZXingDecoder {
+            var effort = zxing.effort
+            effort.maxSymbols = stopsAtFirstCode ? 1 : 0
+            effort.tryRotate = false
+            firstLooker = ZXingDecoder(symbologies: zxing.enabled, effort: effort, name: zxing.name)
+        } else {
+            firstLooker = engines[0]
+        }
         // zbar's scanner serves one call at a time: each helper thread has engines of its own.
         helperEngines = (1..<self.workers).map { _ in makeEngines() }
         supportedSymbologies = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
@@ -98,7 +113,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = rules.apply(whole(confirmed(lists, by: engines, in: region, doubts), in: region))
+        let found = rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: engines, in: region, doubts), in: region), in: region))
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -139,7 +154,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
     /// the rules, in region coordinates.
     func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
-        rules.apply(whole(confirmed(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1), in: t.frame))
+        rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1), in: t.frame), in: t.frame))
             .map { t.mapBack($0) }
     }
 
@@ -158,7 +173,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// `othersDeferred`) or a linear code that needs a second opinion (skipping zbar where it is
     /// not needed halves the time of a typical frame).
     func lookFirst(_ region: GrayFrame, othersDeferred: Bool = false) -> [[Symbol]] {
-        var first = engines[0].decode(region)
+        var first = firstLooker.decode(region)
         if first.isEmpty && othersDeferred { return [first] }
         for i in first.indices where first[i].symbology.isEANFamily && EANVerifier.verify(first[i], in: region) == .fits {
             first[i].verifiedInFrame = true
@@ -185,6 +200,22 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         var s = s
         s.verifiedInFrame = engines.contains { Self.family($0) != family && rereads(s, with: $0, in: frame, resample: false) }
         return s
+    }
+
+    /// EAN/UPC reads that only a thin band of lines gave (across less than a thirtieth of the
+    /// code's length) and whose bars do not fit the image (`EANVerifier`) are dropped: a band
+    /// where print or moiré bends the bars reads as another valid code in zbar and zxing alike,
+    /// so their agreement proves nothing there (zxing-cpp's `upca-4/1.png`). Such a code is read,
+    /// if at all, on a later frame or from another band.
+    static func withoutThinMisfits(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        symbols.filter { s in
+            guard s.symbology.isEANFamily, s.corners.count == 4 else { return true }
+            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+            let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
+            guard min(w, h) * 30 < max(w, h) else { return true }
+            if case .misfit = EANVerifier.verify(s, in: frame) { return false }
+            return true
+        }
     }
 
     /// A first-look read that needs no second engine: a 2D code (its own error correction), a

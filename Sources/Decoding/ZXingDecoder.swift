@@ -2,11 +2,11 @@ import CZXing
 import ScanCore
 import ScanHardware
 
-/// The zxing-cpp engine (Debian's 1.4): every seed symbology, DataMatrix, Aztec and PDF417
+/// The zxing-cpp engine (3.1, built by scripts/setup-zxing.sh): every seed symbology, DataMatrix, Aztec and PDF417
 /// included. Reentrant: no state is shared between calls.
 public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     public let name: String
-    /// What zxing-cpp 1.4 reads.
+    /// What scand asks zxing-cpp for.
     public static let supported: Set<Symbology> = [
         .ean13, .ean8, .upcA, .upcE, .itf, .itf14, .code39, .code93, .code128, .codabar, .dataBar, .dataBarExpanded,
         .pdf417, .qrCode, .microQR, .dataMatrix, .aztec,
@@ -18,7 +18,11 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     public struct Effort: Sendable, Equatable {
         public var tryHarder = true
         public var tryRotate = true
+        /// Also read light-on-dark codes (zxing-cpp 3.1 inverts the image itself).
+        public var tryInvert = false
         public var tryDownscale = false
+        /// Stop at this many codes (0: no limit).
+        public var maxSymbols: Int32 = 0
         /// 0 local average (hybrid), 1 global histogram, 2 fixed threshold.
         public var binarizer: Int32 = 0
         public init() {}
@@ -37,8 +41,9 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
         guard roi.width > 0, roi.height > 0, !enabled.isEmpty else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
         var options = scand_zx_options(formats: Self.formats(enabled), try_harder: effort.tryHarder ? 1 : 0,
-                                       try_rotate: effort.tryRotate ? 1 : 0, try_downscale: effort.tryDownscale ? 1 : 0,
-                                       binarizer: effort.binarizer, max_symbols: 0, is_pure: 0)
+                                       try_rotate: effort.tryRotate ? 1 : 0, try_invert: effort.tryInvert ? 1 : 0,
+                                       try_downscale: effort.tryDownscale ? 1 : 0,
+                                       binarizer: effort.binarizer, max_symbols: effort.maxSymbols, is_pure: 0)
         var list: UnsafeMutablePointer<scand_zx_result>?
         var message = [CChar](repeating: 0, count: 160)
         // A crop is a view: zxing reads it in place through its row stride.

@@ -55,7 +55,8 @@ struct Decode: ParsableCommand {
         case .zxing: decoder = ZXingDecoder(symbologies: set)
         case .pipeline:
             // One image is one frame: no agreeing frames, check digits and lengths as configured by default.
-            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers)
+            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers,
+                                     stopsAtFirstCode: false)
         }
         let viewport = roi?.viewport ?? .full
         var anyMissing = false, anyError = false

@@ -16,7 +16,8 @@ import Testing
 
     @Test func theRingsGiveTheGridAndTheCodeIsDrawnAgain() throws {
         let frame = try Self.resampled()
-        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 alone misses the resampled code")
+        // zxing-cpp 1.4 alone missed the resampled code (3.1 reads it): the pass is for what the
+        // engine's own detector misses.
         let found = try #require(RegionFinder.bullseyes(in: frame).first)
         #expect(abs(found.module - 3.7) < 0.6, "\(found.module)")
         let drawn = AztecGrid.redrawn(frame, x: Double(found.x), y: Double(found.y), module: found.module).map(ImagePass.enlarged)
@@ -87,7 +88,7 @@ import Testing
 
     @Test func aSteeplySlantedCodeIsSeenSquareOnAndRead() throws {
         let frame = try Self.slanted()
-        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 misses the slanted code")
+        // zxing-cpp 1.4 missed the slanted code (3.1 reads it).
         let found = try #require(RegionFinder.bullseyes(in: frame).first)
         let warped = AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module)
         #expect(warped.count == 2, "a window of 20 modules round the bullseye and one of 32")
@@ -102,11 +103,12 @@ import Testing
     /// round its bullseye cuts its edges; the wider one takes it all in.
     @Test func aLargeSlantedCodeIsSeenWhole() throws {
         let frame = try ImageFile.load(Fixture.path("aztec-photo.png"))
-        #expect(ZXingDecoder().decode(frame).isEmpty, "zxing 1.4 misses the slanted code")
+        // zxing-cpp 1.4 missed the slanted code, and the narrow window cut it for 1.4 (3.1 reads
+        // both).
         let found = RegionFinder.bullseyes(in: frame)
         let narrow = found.flatMap { AztecGrid.rectified(frame, x: Double($0.x), y: Double($0.y), module: $0.module, radii: [20]) }
         let wide = found.flatMap { AztecGrid.rectified(frame, x: Double($0.x), y: Double($0.y), module: $0.module, radii: [32]) }
-        #expect(narrow.flatMap { ZXingDecoder().decode($0.frame) }.isEmpty, "the narrow window cuts it")
+        #expect(!narrow.isEmpty)
         #expect(wide.flatMap { ZXingDecoder().decode($0.frame) }.map(\.text).first == "This is a real world Aztec barcode test.")
         #expect(DecodePipeline().decode(frame).map(\.text) == ["This is a real world Aztec barcode test."])
     }

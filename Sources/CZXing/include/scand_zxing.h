@@ -6,9 +6,9 @@
 extern "C" {
 #endif
 
-/* A C view of zxing-cpp 1.4's reader, for Swift. */
+/* A C view of zxing-cpp 3.1's reader, for Swift. */
 
-/* zxing-cpp's BarcodeFormat bits. */
+/* Symbologies as bits (zxing-cpp 1.4's BarcodeFormat values; the shim maps them onto 3.1's formats). */
 enum {
     SCAND_ZX_AZTEC = 1 << 0, SCAND_ZX_CODABAR = 1 << 1, SCAND_ZX_CODE39 = 1 << 2, SCAND_ZX_CODE93 = 1 << 3,
     SCAND_ZX_CODE128 = 1 << 4, SCAND_ZX_DATABAR = 1 << 5, SCAND_ZX_DATABAR_EXP = 1 << 6, SCAND_ZX_DATAMATRIX = 1 << 7,
@@ -21,6 +21,7 @@ typedef struct scand_zx_options {
     unsigned formats;       /* 0: all */
     int try_harder;
     int try_rotate;
+    int try_invert;         /* also read light-on-dark codes */
     int try_downscale;
     int binarizer;          /* 0 local average, 1 global histogram, 2 fixed threshold, 3 bool cast */
     int max_symbols;        /* 0: no limit */
