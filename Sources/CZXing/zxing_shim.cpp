@@ -130,22 +130,24 @@ static int read_barcodes(const uint8_t *pixels, int width, int height, int strid
         options.setTextMode(TextMode::Plain);
         ImageView image(pixels, width, height, ImageFormat::Lum, stride, 1);
         Barcodes barcodes = ReadBarcodes(image, options);
-        std::vector<const Barcode *> kept;
+        struct Kept { const Barcode *barcode; unsigned format; };
+        std::vector<Kept> kept;
         for (const auto &b : barcodes) {
-            if (!b.isValid() || format_bit(b.format()) == 0) continue;
+            unsigned format = b.isValid() ? format_bit(b.format()) : 0;
             /* 3.1 takes a 4-digit ITF when ITF is all it looks for; a part of a longer ITF reads
              * so. Six digits, as 1.4 and zbar ask. */
-            if (format_bit(b.format()) == SCAND_ZX_ITF && b.bytes().size() < 6) continue;
-            kept.push_back(&b);
+            if (format == 0 || (format == SCAND_ZX_ITF && b.bytes().size() < 6)) continue;
+            kept.push_back({&b, format});
         }
         if (kept.empty()) return 0;
         auto *list = static_cast<scand_zx_result *>(calloc(kept.size(), sizeof(scand_zx_result)));
         if (!list) return -1;
         const bool upca_wanted = o->formats == 0 || (o->formats & SCAND_ZX_UPCA);
         int count = 0;
-        for (const Barcode *b : kept) {
+        for (const Kept &k : kept) {
+            const Barcode *b = k.barcode;
             scand_zx_result &x = list[count++];
-            x.format = format_bit(b->format());
+            x.format = k.format;
             std::string text = b->text();
             std::vector<uint8_t> bytes = b->bytes();
             /* 3.1 gives UPC-A as a 13-digit EAN-13 and UPC-E expanded to 13 digits; scand reads them

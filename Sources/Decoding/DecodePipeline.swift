@@ -113,7 +113,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: engines, in: region, doubts), in: region), in: region))
+        let found = kept(lists, by: engines, in: region, doubts)
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -154,8 +154,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
     /// the rules, in region coordinates.
     func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
-        rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1), in: t.frame), in: t.frame))
-            .map { t.mapBack($0) }
+        kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1).map { t.mapBack($0) }
+    }
+
+    /// The codes that reads of one image give, the first look's or a pass's: confirmed, whole,
+    /// no thin misfit, within the rules; in that image's coordinates.
+    func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
+              enlarged: Double = 1) -> [Symbol] {
+        rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame), in: frame))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

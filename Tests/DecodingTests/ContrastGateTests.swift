@@ -41,7 +41,7 @@ import Testing
     /// Every code of the scenes corpus (dark, low-contrast, blurred, glare...) clears the gate
     /// with room to spare.
     @Test func everyCorpusCodeClearsTheGateTwice() throws {
-        let folder = Fixture.folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("../shared/corpus/scenes").standardized.path
+        let folder = Fixture.shared("scenes")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".png") || $0.hasSuffix(".jpg") }
         #expect(names.count >= 100)
         for name in names {

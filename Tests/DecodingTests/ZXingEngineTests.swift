@@ -8,11 +8,7 @@ import Testing
 /// looks it adds (inversion, a first look that stops at one code), and a misread it shares with
 /// zbar that the pipeline drops.
 @Suite struct ZXingEngineTests {
-    static let shared = "../shared/corpus/zxing-cpp"
-    static func corpus(_ name: String) -> String {
-        Fixture.folder.deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("\(shared)/\(name)").standardized.path
-    }
+    static func corpus(_ name: String) -> String { Fixture.shared("zxing-cpp/\(name)") }
 
     /// 3.1 gives UPC-A as a 13-digit EAN-13 and UPC-E expanded to 13 digits; scand keeps 1.4's
     /// terms: UPC-A's 12 digits, UPC-E's own 8, each as its symbology.
