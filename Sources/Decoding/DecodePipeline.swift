@@ -43,9 +43,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
 
+    /// `passes`: the deep passes instead of `quality`'s list (`ImagePass.passes(for:)`), to
+    /// measure what one pass gives.
     public init(symbologies: Set<Symbology> = defaultSymbologies, quality: Quality = .balanced,
                 rules: SymbologyRules = SymbologyRules(), engines order: [Engine] = [.zxing, .zbar], checksReadsInFrame: Bool = false,
-                passesOverEvenFrames: Bool = true, workers: Int = 1, stopsAtFirstCode: Bool = true) {
+                passesOverEvenFrames: Bool = true, workers: Int = 1, stopsAtFirstCode: Bool = true,
+                passes: [ImagePass]? = nil) {
         self.checksReadsInFrame = checksReadsInFrame
         self.workers = max(1, min(workers, 8))
         self.passesOverEvenFrames = passesOverEvenFrames
@@ -72,7 +75,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         self.quality = quality
         self.rules = rules
         name = "pipeline-\(quality.rawValue)"
-        passes = ImagePass.passes(for: quality)
+        self.passes = passes ?? ImagePass.passes(for: quality)
         // The fixed threshold first: cheaper, and it reads more of what the first look missed.
         thresholdEngines = order.contains(.zxing) ? ([2, 1] as [Int32]).map { binarizer in
             var effort = ZXingDecoder.Effort.standard

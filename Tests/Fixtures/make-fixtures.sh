@@ -67,6 +67,14 @@ printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm
 # (--seed 4242, ITF-14-10-glare.jpg, x 800-1560, y 480-720): zxing reads it, zbar does not, and
 # zxing reads it again from the crop at 3/4 size but not at twice its size (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/ITF-14-10-glare.jpg").convert("L").crop((800, 480, 1560, 720)).save("glare-itf14.png")'
+# A Code 128 (gCZSh4zlwH) half in a shadow, in perspective, blurred and noisy ("hard"), cut
+# from bench/make-devset.py's set --seed 5151 (Code-128-11-hard.png, x 200-760, y 360-580): no
+# threshold or pass reads it until the light is divided out (`ImagePass.flatField`; issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Code-128-11-hard.png").convert("L").crop((200, 360, 760, 580)).save("code128-shadow.png")'
+# A PDF417 in a dark 1920x1080 frame (light at a tenth to a fifth), bench/make-devset.py's set
+# --seed 5151 as it is (PDF417-07-dark.jpg): read only at half size, where averaging four pixels
+# quiets the noise the dark brought up (`ImagePass.downscale`; issue 18).
+# cp /tmp/dev5151/PDF417-07-dark.jpg pdf417-dark.jpg
 # A 48x48 DataMatrix (four data regions, each with its own finder and clock tracks), 4 px a
 # module, no quiet zone; and a close-up of it printed: seen at a slight slant through a blurred
 # lens, with sensor noise, filling the image to its edges (zxing 1.4 and zxing-cpp 3.1 miss it;
