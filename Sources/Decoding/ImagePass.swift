@@ -96,7 +96,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
             // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
             // the dense regions' crops read half as many.)
-            return [1.5, 2.0].map { TransformedFrame(frame: Self.deblurred(frame, sigma: $0), scale: 1) }
+            return Self.lensBlurs.map { TransformedFrame(frame: Self.deblurred(frame, sigma: $0), scale: 1) }
         case .enhancedRegions:
             // Regions of the contrast-stretched, sharpened image: dark or blurred small codes.
             return ImagePass.regions.apply(Self.sharpen(Self.stretch(frame) ?? frame))
@@ -183,6 +183,9 @@ public enum ImagePass: String, Sendable, CaseIterable {
         }
     }
 
+    /// The lens blurs (Gaussian sigma, pixels) the `deblurred` pass undoes.
+    static let lensBlurs: [Double] = [1.5, 2.0]
+
     /// A code drawn again (`AztecGrid`) at 4 pixels per module, hard edges, with the way back.
     static func enlarged(_ d: AztecGrid.Drawing) -> TransformedFrame {
         let ppm = 4.0, offset = Double(d.offset), grid = d.grid
@@ -197,19 +200,6 @@ public enum ImagePass: String, Sendable, CaseIterable {
         var t = TransformedFrame(frame: nearest(d.modules, factor: Int(ppm)), scale: 1)
         t.unrotate = { px, py in map(px / ppm, py / ppm) }
         return t
-    }
-
-    static func map(_ f: GrayFrame, _ op: (UInt8) -> UInt8) -> GrayFrame {
-        var out = [UInt8](repeating: 0, count: f.width * f.height)
-        f.withUnsafeBytes { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<f.height {
-                    let row = y * f.stride, o = y * f.width
-                    for x in 0..<f.width { dst[o + x] = op(src[row + x]) }
-                }
-            }
-        }
-        return GrayFrame(width: f.width, height: f.height, pixels: out)
     }
 
     /// The direction of the strongest edges (radians, the gradient's), when one direction rules
@@ -263,206 +253,6 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// The frame scaled by `factor` (any, bilinear).
     static func scaled(_ f: GrayFrame, by factor: Double) -> GrayFrame {
         rotated(f, by: 0, factor: factor, originX: 0, originY: 0).frame
-    }
-
-    /// The gray levels below which and above which 1/`tail` of the pixels lie (every other
-    /// pixel of every other row sampled).
-    static func percentiles(_ f: GrayFrame, tail: Int) -> (low: Int, high: Int) {
-        var histogram = [Int](repeating: 0, count: 256)
-        f.withUnsafeBytes { src in
-            for y in stride(from: 0, to: f.height, by: 2) { for x in stride(from: 0, to: f.width, by: 2) { histogram[Int(src[y * f.stride + x])] += 1 } }
-        }
-        let total = histogram.reduce(0, +)
-        var acc = 0, lo = 0, hi = 255
-        for (v, n) in histogram.enumerated() { acc += n; if acc >= total / tail { lo = v; break } }
-        acc = 0
-        for (v, n) in histogram.enumerated().reversed() { acc += n; if acc >= total / tail { hi = v; break } }
-        return (lo, hi)
-    }
-
-    /// The frame inside a border of its own light level.
-    static func bordered(_ f: GrayFrame, _ border: Int) -> GrayFrame {
-        let light = percentiles(f, tail: 20).high
-        let w = f.width + 2 * border, h = f.height + 2 * border
-        var out = [UInt8](repeating: UInt8(light), count: w * h)
-        f.withUnsafeBytes { src in
-            for y in 0..<f.height {
-                for x in 0..<f.width { out[(y + border) * w + x + border] = src[y * f.stride + x] }
-            }
-        }
-        return GrayFrame(width: w, height: h, pixels: out)
-    }
-
-    /// Contrast stretch between the 1st and 99th percentile: faint and dark codes.
-    static func stretch(_ f: GrayFrame) -> GrayFrame? {
-        let (lo, hi) = percentiles(f, tail: 100)
-        guard hi - lo >= 8, hi - lo < 200 else { return nil } // already full range, or flat
-        var table = [UInt8](repeating: 0, count: 256)
-        for v in 0..<256 { table[v] = UInt8(max(0, min(255, (v - lo) * 255 / (hi - lo)))) }
-        return map(f) { table[Int($0)] }
-    }
-
-    /// The frame lightly smoothed (3x3 box: sensor noise) and divided by its light level: the
-    /// brightest pixel of each 4x4 block, closed over 11 blocks (dark marks narrower than about
-    /// 40 pixels, bars and modules, do not count), smoothed and interpolated back to full size.
-    /// The paper then reads near 230 wherever it lies, in a shadow or in full light.
-    static func flattened(_ f: GrayFrame) -> GrayFrame {
-        let w = f.width, h = f.height
-        guard w >= 8, h >= 8 else { return f }
-        let smooth = boxBlurred(f, radius: 1)
-        // The light level per 4x4 block: brightest pixel, then a closing (max, then min).
-        let block = 4, bw = (w + block - 1) / block, bh = (h + block - 1) / block
-        var light = [Int32](repeating: 0, count: bw * bh)
-        for y in 0..<h {
-            let row = y * w, brow = (y / block) * bw
-            for x in 0..<w where Int32(smooth[row + x]) > light[brow + x / block] { light[brow + x / block] = Int32(smooth[row + x]) }
-        }
-        light = extremeFiltered(light, bw, bh, radius: 5, max: true)
-        light = extremeFiltered(light, bw, bh, radius: 5, max: false)
-        light = boxBlurred(light, bw, bh, radius: 2)
-        var out = [UInt8](repeating: 0, count: w * h)
-        for y in 0..<h {
-            let sy = (Double(y) + 0.5) / Double(block) - 0.5
-            let y0 = max(0, min(bh - 1, Int(sy.rounded(.down)))), y1 = min(bh - 1, y0 + 1)
-            let fy = min(1, max(0, sy - Double(y0)))
-            for x in 0..<w {
-                let sx = (Double(x) + 0.5) / Double(block) - 0.5
-                let x0 = max(0, min(bw - 1, Int(sx.rounded(.down)))), x1 = min(bw - 1, x0 + 1)
-                let fx = min(1, max(0, sx - Double(x0)))
-                let top = Double(light[y0 * bw + x0]) * (1 - fx) + Double(light[y0 * bw + x1]) * fx
-                let bottom = Double(light[y1 * bw + x0]) * (1 - fx) + Double(light[y1 * bw + x1]) * fx
-                let level = max(1, top * (1 - fy) + bottom * fy)
-                out[y * w + x] = UInt8(min(255, (Double(smooth[y * w + x]) * 230 / level).rounded()))
-            }
-        }
-        return GrayFrame(width: w, height: h, pixels: out)
-    }
-
-    /// The frame deconvolved for a Gaussian blur of `sigma` pixels: lightly smoothed (3x3 box:
-    /// the filter would raise sensor noise), then a Wiener filter, row by row and column by
-    /// column (`wienerTaps`).
-    static func deblurred(_ f: GrayFrame, sigma: Double) -> GrayFrame {
-        let w = f.width, h = f.height
-        let taps = wienerTaps(sigma: sigma), r = taps.count / 2
-        guard w > 2 * r, h > 2 * r else { return f }
-        // Rows padded with their edge pixels, so each tap runs over a whole row unchecked.
-        let pw = w + 2 * r
-        var padded = [Float](repeating: 0, count: pw * h)
-        let smooth = boxBlurred(f, radius: 1)
-        for y in 0..<h {
-            for x in 0..<pw { padded[y * pw + x] = Float(smooth[y * w + max(0, min(w - 1, x - r))]) }
-        }
-        var across = [Float](repeating: 0, count: w * h)
-        padded.withUnsafeBufferPointer { src in
-            across.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    for (k, t) in taps.enumerated() {
-                        let s = y * pw + k, d = y * w
-                        for x in 0..<w { dst[d + x] += t * src[s + x] }
-                    }
-                }
-            }
-        }
-        var out = [UInt8](repeating: 0, count: w * h)
-        var sum = [Float](repeating: 0, count: w)
-        across.withUnsafeBufferPointer { src in
-            sum.withUnsafeMutableBufferPointer { acc in
-                for y in 0..<h {
-                    for x in 0..<w { acc[x] = 0 }
-                    for (k, t) in taps.enumerated() {
-                        let s = max(0, min(h - 1, y + k - r)) * w
-                        for x in 0..<w { acc[x] += t * src[s + x] }
-                    }
-                    for x in 0..<w { out[y * w + x] = UInt8(max(0, min(255, acc[x].rounded()))) }
-                }
-            }
-        }
-        return GrayFrame(width: w, height: h, pixels: out)
-    }
-
-    /// A one-dimensional Wiener filter for a Gaussian blur of `sigma` (noise-to-signal 0.01):
-    /// the inverse of the blur where it keeps detail, damped where it would only raise noise;
-    /// 4 sigma either side, summing to one.
-    static func wienerTaps(sigma: Double) -> [Float] {
-        let n = 128, k = 0.01, r = Int((4 * sigma).rounded(.up))
-        let blur = (0..<n).map { x -> Double in let d = Double(min(x, n - x)); return exp(-d * d / (2 * sigma * sigma)) }
-        let total = blur.reduce(0, +)
-        let gain = (0..<n).map { j -> Double in
-            let g = (0..<n).reduce(0.0) { $0 + blur[$1] / total * cos(2 * Double.pi * Double(j * $1) / Double(n)) }
-            return g / (g * g + k)
-        }
-        let taps = (-r...r).map { x -> Double in (0..<n).reduce(0.0) { $0 + gain[$1] * cos(2 * Double.pi * Double($1 * x) / Double(n)) } / Double(n) }
-        let sum = taps.reduce(0, +)
-        return taps.map { Float($0 / sum) }
-    }
-
-    /// The frame's pixels (row by row, no stride) under a box of `radius`, edges repeated.
-    static func boxBlurred(_ f: GrayFrame, radius: Int) -> [UInt8] {
-        var plain = [Int32](repeating: 0, count: f.width * f.height)
-        f.withUnsafeBytes { p in
-            for y in 0..<f.height { for x in 0..<f.width { plain[y * f.width + x] = Int32(p[y * f.stride + x]) } }
-        }
-        return boxBlurred(plain, f.width, f.height, radius: radius).map { UInt8(clamping: $0) }
-    }
-
-    /// A box mean of `radius` over a `w` x `h` grid (separable running sums, edges repeated).
-    static func boxBlurred(_ v: [Int32], _ w: Int, _ h: Int, radius r: Int) -> [Int32] {
-        let n = Int32(2 * r + 1)
-        var across = [Int32](repeating: 0, count: w * h), out = across
-        for y in 0..<h {
-            let row = y * w
-            var sum: Int32 = 0
-            for k in -r...r { sum += v[row + max(0, min(w - 1, k))] }
-            for x in 0..<w {
-                across[row + x] = sum
-                sum += v[row + min(w - 1, x + r + 1)] - v[row + max(0, x - r)]
-            }
-        }
-        for x in 0..<w {
-            var sum: Int32 = 0
-            for k in -r...r { sum += across[max(0, min(h - 1, k)) * w + x] }
-            for y in 0..<h {
-                out[y * w + x] = (sum + n * n / 2) / (n * n)
-                sum += across[min(h - 1, y + r + 1) * w + x] - across[max(0, y - r) * w + x]
-            }
-        }
-        return out
-    }
-
-    /// The largest (`max`) or smallest value within `radius` along rows, then along columns.
-    static func extremeFiltered(_ v: [Int32], _ w: Int, _ h: Int, radius r: Int, max isMax: Bool) -> [Int32] {
-        let pick: (Int32, Int32) -> Int32 = isMax ? { Swift.max($0, $1) } : { Swift.min($0, $1) }
-        var across = v, out = v
-        for y in 0..<h {
-            for x in 0..<w {
-                var e = v[y * w + x]
-                for k in Swift.max(0, x - r)...Swift.min(w - 1, x + r) { e = pick(e, v[y * w + k]) }
-                across[y * w + x] = e
-            }
-        }
-        for y in 0..<h {
-            for x in 0..<w {
-                var e = across[y * w + x]
-                for k in Swift.max(0, y - r)...Swift.min(h - 1, y + r) { e = pick(e, across[k * w + x]) }
-                out[y * w + x] = e
-            }
-        }
-        return out
-    }
-
-    /// Unsharp mask (original + 1.5 x (original - 5x5 box blur)): blurred edges made steep again.
-    static func sharpen(_ f: GrayFrame) -> GrayFrame {
-        let integral = IntegralImage(f)
-        var out = [UInt8](repeating: 0, count: f.width * f.height)
-        f.withUnsafeBytes { p in
-            for y in 0..<f.height {
-                for x in 0..<f.width {
-                    let v = Int(p[y * f.stride + x])
-                    out[y * f.width + x] = UInt8(max(0, min(255, v + (3 * (v - integral.mean(x: x, y: y, radius: 2))) / 2)))
-                }
-            }
-        }
-        return GrayFrame(width: f.width, height: f.height, pixels: out)
     }
 
     /// Nearest-neighbour upscaling by an integer factor (hard module edges stay hard).
