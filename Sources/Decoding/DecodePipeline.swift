@@ -39,6 +39,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     let thresholdEngines: [ZXingDecoder]
     /// The Aztec rune reader, where Aztec is read: the last pass.
     let runeReaders: [any BarcodeDecoder]
+    /// The engines `whole` reads a turned-upright code with, by symbology: each reads only the
+    /// code's own kind (Interleaved 2 of 5, Code 39, Codabar), the only reads `whole` asks about
+    /// (a look for every symbology costs several times as much).
+    let kindReaders: [Symbology: [any BarcodeDecoder]]
 
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
@@ -83,6 +87,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
         } : []
         runeReaders = symbologies.contains(.aztec) ? [AztecRuneReader()] : []
+        var kindReaders: [Symbology: [any BarcodeDecoder]] = [:]
+        for kind in [[Symbology.itf, .itf14], [.code39], [.codabar]] where !symbologies.isDisjoint(with: kind) {
+            let readers = order.map { engine -> any BarcodeDecoder in
+                engine == .zxing ? ZXingDecoder(symbologies: Set(kind)) : ZBarDecoder(symbologies: Set(kind))
+            }
+            for symbology in kind { kindReaders[symbology] = readers }
+        }
+        self.kindReaders = kindReaders
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -337,7 +349,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // of it. Anything else (the same, a shorter part, nothing under a blur or a steep
             // perspective) says nothing against it.
             let text = s.text
-            return !engines.contains { engine in
+            return !(kindReaders[s.symbology] ?? engines).contains { engine in
                 engine.decode(upright.frame).contains { r in
                     (r.symbology == s.symbology || [r.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
                         && r.text.count > text.count && r.text.contains(text)
@@ -380,11 +392,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard rect.width > 8, rect.height > 8 else { return false }
         let crop = frame.cropped(to: rect)
         guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
-        let resampled = crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2)
-        if engine.decode(resampled).contains(where: { Self.same($0, s) }) { return true }
-        // Three quarters of its size: other samples again, and a wider look for the local
-        // threshold (a glare spot that hid bars from the enlarged crop).
-        return engine.decode(ImagePass.scaled(crop, by: 0.75)).contains { Self.same($0, s) }
+        // Two resamplings, either of which confirms: the crop enlarged twice (halved when it is
+        // large), and at three quarters of its size (other samples again, and a wider look for
+        // the local threshold: a glare spot that hid bars from the enlarged crop). The cheaper
+        // first: an enlarged crop has four times the pixels and often is not needed.
+        let large = crop.width * crop.height > 400_000
+        let looks: [() -> GrayFrame] = [
+            { large ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
+            { ImagePass.scaled(crop, by: 0.75) },
+        ]
+        return (large ? looks : looks.reversed()).contains { look in engine.decode(look()).contains { Self.same($0, s) } }
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first

@@ -119,9 +119,8 @@ extension RegionFinder {
             guard runs.count >= 9 else { continue }
             // Dark rings on light, or light on dark (an inverted code).
             for i in 0...(runs.count - 9) {
-                let window = runs[i..<(i + 9)]
-                let lengths = window.map(\.length)
-                guard let module = ringRuns(lengths) else { continue }
+                guard let module = ringRuns({ runs[i + $0].length }) else { continue }
+                let lengths = runs[i..<(i + 9)].map(\.length)
                 let centre = runs[i + 4]
                 let cx = centre.start + centre.length / 2
                 // The same rings down the column through the centre.
@@ -162,11 +161,25 @@ extension RegionFinder {
     /// modules (within 30 %), and no run may vanish. The module size, or nil.
     static func ringRuns(_ lengths: [Int]) -> Double? {
         guard lengths.count == 9 else { return nil }
-        let inner = lengths[1...7].map(Double.init)
-        let module = inner.reduce(0, +) / 7
-        guard module >= 1.5, inner.allSatisfy({ $0 >= module * 0.3 }),
-              (1..<7).allSatisfy({ abs(inner[$0 - 1] + inner[$0] - 2 * module) <= 0.6 * module }) else { return nil }
-        return Double(lengths[0]) >= module * 0.6 && Double(lengths[8]) >= module * 0.6 ? module : nil
+        return ringRuns { lengths[$0] }
+    }
+
+    /// `ringRuns` of the nine lengths `length(0) ... length(8)`, without an array (it runs for
+    /// every run of every row of a frame).
+    @inline(__always)
+    static func ringRuns(_ length: (Int) -> Int) -> Double? {
+        var total = 0
+        for k in 1...7 { total += length(k) }
+        let module = Double(total) / 7
+        guard module >= 1.5 else { return nil }
+        var previous = Double(length(1))
+        guard previous >= module * 0.3 else { return nil }
+        for k in 2...7 {
+            let current = Double(length(k))
+            guard current >= module * 0.3, abs(previous + current - 2 * module) <= 0.6 * module else { return nil }
+            previous = current
+        }
+        return Double(length(0)) >= module * 0.6 && Double(length(8)) >= module * 0.6 ? module : nil
     }
 
     /// The mean length when all runs are within 40 % of it (and at least 2 pixels), else nil.
@@ -190,15 +203,6 @@ extension RegionFinder {
 
     /// Dark where a pixel is below the mean of its 33x33 neighbourhood (uneven light allowed).
     static func binarize(_ f: GrayFrame) -> [Bool] {
-        let integral = IntegralImage(f)
-        var out = [Bool](repeating: false, count: f.width * f.height)
-        f.withUnsafeBytes { p in
-            for y in 0..<f.height {
-                for x in 0..<f.width {
-                    out[y * f.width + x] = Int(p[y * f.stride + x]) < integral.mean(x: x, y: y, radius: 16) - 4
-                }
-            }
-        }
-        return out
+        IntegralImage(f).darkerThanMean(f, radius: 16, by: 4)
     }
 }

@@ -33,6 +33,9 @@ struct DecodeBench: ParsableCommand {
     @Option(help: "The Python with zxing-cpp 3.1 installed.")
     var python = ".build/zxing-cpp-venv/bin/python"
 
+    @Option(name: .customLong("repeat"), help: "Decode each image this many times and count the fastest (the same for zxing-cpp 3.1 in-process): a figure steadier than one timing on a shared or throttled machine. Process-per-image references (zbarimg, ZXingReader) run once.")
+    var repeats: Int = 1
+
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
@@ -72,7 +75,10 @@ struct DecodeBench: ParsableCommand {
             for (r, frame) in zip(records, frames) {
                 guard let frame else { outcomes.append(Outcome(record: r, verdict: .missed, ms: 0, got: "unreadable file")); continue }
                 var symbols: [Symbol] = []
-                let ms = clock.measure { symbols = decoder.decode(frame) }.milliseconds
+                var ms = Double.infinity
+                for _ in 0..<max(1, min(repeats, 100)) {
+                    ms = min(ms, clock.measure { symbols = decoder.decode(frame) }.milliseconds)
+                }
                 outcomes.append(Outcome(record: r, verdict: Self.judge(r, symbols.map { ($0.text, $0.bytes) }), ms: ms,
                                         got: symbols.map { "\($0.symbology.rawValue):\($0.text)" }.joined(separator: " | ")))
             }
@@ -119,7 +125,7 @@ struct DecodeBench: ParsableCommand {
     /// zxing-cpp 3.1 in one Python process over the whole corpus, each decode call timed inside
     /// it (in-process, like scand's own figures); nil when the script fails.
     func zxingCppInProcess(_ records: [Record]) -> (String, [Outcome])? {
-        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus]), run.status == 0 else {
+        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus, "--repeat", "\(max(1, min(repeats, 100)))"]), run.status == 0 else {
             printError("bench/zxingcpp_reference.py failed: left out")
             return nil
         }

@@ -126,3 +126,72 @@ import Testing
         #expect(abs(Int(sharp[4, 12]) - 40) < 12 && abs(Int(sharp[60, 12]) - 220) < 12, "flat parts keep their level")
     }
 }
+
+/// The fast paths of the pixel work are the same, pixel for pixel, as the plain ones.
+@Suite struct FastPixelPathTests {
+    func randomFrame(_ w: Int, _ h: Int, seed: UInt64) -> GrayFrame {
+        var state = seed
+        let pixels = (0..<(w * h)).map { _ -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        return GrayFrame(width: w, height: h, pixels: pixels)
+    }
+
+    @Test func doubledBilinearIsTheGeneralResize() {
+        for (w, h) in [(1, 1), (1, 5), (7, 3), (2, 2), (64, 33)] {
+            let f = randomFrame(w, h, seed: UInt64(w * 100 + h))
+            #expect(ImagePass.doubledBilinear(f).all == ImagePass.bilinearResize(f, factor: 2).all, "\(w)x\(h)")
+        }
+        // A crop: its stride is not its width.
+        let crop = randomFrame(50, 40, seed: 9).cropped(to: PixelRect(x: 3, y: 5, width: 21, height: 17))
+        #expect(ImagePass.doubledBilinear(crop).all == ImagePass.bilinearResize(crop, factor: 2).all)
+    }
+
+    @Test func darkerThanMeanIsTheMeanComparison() {
+        let f = randomFrame(90, 70, seed: 4).cropped(to: PixelRect(x: 5, y: 2, width: 80, height: 61))
+        let integral = IntegralImage(f)
+        let fast = integral.darkerThanMean(f, radius: 16, by: 4)
+        var plain: [Bool] = []
+        for y in 0..<f.height {
+            for x in 0..<f.width { plain.append(Int(f[x, y]) < integral.mean(x: x, y: y, radius: 16) - 4) }
+        }
+        #expect(fast == plain)
+        #expect(fast.contains(true) && fast.contains(false))
+    }
+
+    @Test func rotatedIsThePlainRotation() {
+        let f = randomFrame(61, 47, seed: 12).cropped(to: PixelRect(x: 2, y: 3, width: 55, height: 40))
+        for (angle, factor) in [(0.0, 0.75), (0.3, 1.0), (-1.1, 2.0), (2.5, 1.5)] {
+            let fast = ImagePass.rotated(f, by: angle, factor: factor, originX: 0, originY: 0).frame
+            let c = cos(angle), s = sin(angle)
+            let cx = Double(f.width) / 2, cy = Double(f.height) / 2, cu = Double(fast.width) / 2, cv = Double(fast.height) / 2
+            var plain: [UInt8] = []
+            for v in 0..<fast.height {
+                for u in 0..<fast.width {
+                    let dx = (Double(u) - cu) / factor, dy = (Double(v) - cv) / factor
+                    let sx = cx + dx * c - dy * s, sy = cy + dx * s + dy * c
+                    let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                    guard x0 >= 0, y0 >= 0, x0 + 1 < f.width, y0 + 1 < f.height else { plain.append(255); continue }
+                    let fx = sx - Double(x0), fy = sy - Double(y0)
+                    let a = Double(f[x0, y0]), b = Double(f[x0 + 1, y0]), cc = Double(f[x0, y0 + 1]), d = Double(f[x0 + 1, y0 + 1])
+                    let value = (a * (1 - fx) + b * fx) * (1 - fy) + (cc * (1 - fx) + d * fx) * fy
+                    plain.append(UInt8(max(0, min(255, value.rounded()))))
+                }
+            }
+            #expect(fast.all == plain, "angle \(angle) factor \(factor)")
+        }
+    }
+
+    @Test func ringRunsWithoutAnArrayAgree() {
+        #expect(RegionFinder.ringRuns([5, 3, 3, 3, 3, 3, 3, 3, 6]) == 3)
+        #expect(RegionFinder.ringRuns([5, 3, 3, 7, 3, 3, 3, 3, 6]) == nil)
+        #expect(RegionFinder.ringRuns([1, 3, 3, 3, 3, 3, 3, 3, 6]) == nil)
+        #expect(RegionFinder.ringRuns([5, 3, 3]) == nil)
+    }
+}
+
+extension GrayFrame {
+    /// Every pixel, row by row.
+    var all: [UInt8] { (0..<height).flatMap { y in (0..<width).map { self[$0, y] } } }
+}
