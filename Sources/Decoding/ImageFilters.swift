@@ -72,7 +72,52 @@ extension ImagePass {
         light = extremeFiltered(light, bw, bh, radius: 5, max: true)
         light = extremeFiltered(light, bw, bh, radius: 5, max: false)
         light = boxBlurred(light, bw, bh, radius: 2)
+        let level = upsampled(light, bw, bh, block: block, width: w, height: h)
         var out = [UInt8](repeating: 0, count: w * h)
+        for i in 0..<(w * h) { out[i] = UInt8(min(255, (Double(smooth[i]) * 230 / max(1, level[i])).rounded())) }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// Each pixel placed between the dark and the light level around it: the darkest and the
+    /// brightest pixel of each 4x4 block, spread over 4 blocks either way (the nearest bar and
+    /// the nearest paper, about 36 pixels), smoothed and interpolated back to full size; the
+    /// pixel stretched from that dark (0) to that light (255). Where glare lifts the bars of
+    /// part of a code towards the paper, they are dark again. Where the two levels lie within 24
+    /// of each other (no mark nearby) the pixel is paper.
+    static func rangeNormalized(_ f: GrayFrame) -> GrayFrame {
+        let w = f.width, h = f.height
+        guard w >= 8, h >= 8 else { return f }
+        let block = 4, bw = (w + block - 1) / block, bh = (h + block - 1) / block
+        var dark = [Int32](repeating: 255, count: bw * bh), light = [Int32](repeating: 0, count: bw * bh)
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                let row = y * f.stride, brow = (y / block) * bw
+                for x in 0..<w {
+                    let v = Int32(p[row + x]), b = brow + x / block
+                    if v < dark[b] { dark[b] = v }
+                    if v > light[b] { light[b] = v }
+                }
+            }
+        }
+        let low = upsampled(boxBlurred(extremeFiltered(dark, bw, bh, radius: 4, max: false), bw, bh, radius: 4), bw, bh, block: block, width: w, height: h)
+        let high = upsampled(boxBlurred(extremeFiltered(light, bw, bh, radius: 4, max: true), bw, bh, radius: 4), bw, bh, block: block, width: w, height: h)
+        var out = [UInt8](repeating: 255, count: w * h)
+        f.withUnsafeBytes { p in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = y * w + x, range = high[i] - low[i]
+                    guard range >= 24 else { continue }
+                    out[i] = UInt8(max(0, min(255, ((Double(p[y * f.stride + x]) - low[i]) * 255 / range).rounded())))
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// A grid of per-block levels (blocks of `block` pixels) interpolated back to a `width` x
+    /// `height` frame, bilinear between block centres.
+    static func upsampled(_ grid: [Int32], _ bw: Int, _ bh: Int, block: Int, width w: Int, height h: Int) -> [Double] {
+        var out = [Double](repeating: 0, count: w * h)
         for y in 0..<h {
             let sy = (Double(y) + 0.5) / Double(block) - 0.5
             let y0 = max(0, min(bh - 1, Int(sy.rounded(.down)))), y1 = min(bh - 1, y0 + 1)
@@ -81,13 +126,12 @@ extension ImagePass {
                 let sx = (Double(x) + 0.5) / Double(block) - 0.5
                 let x0 = max(0, min(bw - 1, Int(sx.rounded(.down)))), x1 = min(bw - 1, x0 + 1)
                 let fx = min(1, max(0, sx - Double(x0)))
-                let top = Double(light[y0 * bw + x0]) * (1 - fx) + Double(light[y0 * bw + x1]) * fx
-                let bottom = Double(light[y1 * bw + x0]) * (1 - fx) + Double(light[y1 * bw + x1]) * fx
-                let level = max(1, top * (1 - fy) + bottom * fy)
-                out[y * w + x] = UInt8(min(255, (Double(smooth[y * w + x]) * 230 / level).rounded()))
+                let top = Double(grid[y0 * bw + x0]) * (1 - fx) + Double(grid[y0 * bw + x1]) * fx
+                let bottom = Double(grid[y1 * bw + x0]) * (1 - fx) + Double(grid[y1 * bw + x1]) * fx
+                out[y * w + x] = top * (1 - fy) + bottom * fy
             }
         }
-        return GrayFrame(width: w, height: h, pixels: out)
+        return out
     }
 
     /// The frame deconvolved for a Gaussian blur of `sigma` pixels: lightly smoothed (3x3 box:

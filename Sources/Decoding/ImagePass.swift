@@ -28,7 +28,7 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, smallUpscale, tiles, upscale, downscale, runes, matrixGrid
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, smallUpscale, tiles, upscale, downscale, runes, matrixGrid
     /// The frame as it is, for the engines the first look left out (`DecodePipeline.decode` on
     /// several threads: the second engine's look runs beside the first deep passes). In no
     /// quality's list.
@@ -36,14 +36,15 @@ public enum ImagePass: String, Sendable, CaseIterable {
 
     /// The passes each quality level may spend on a frame where nothing was found. `matrixGrid`
     /// and `stretch` read nothing on any development set since zxing-cpp 3.1 (they did with 1.4):
-    /// accurate keeps them, balanced no longer pays for them. `flatField`, `downscale` and
-    /// `deblurred` read hard scenes (a shadow across a blurred code; a dark, noisy frame; a code
-    /// out of focus) that nothing else reads.
+    /// accurate keeps them, balanced no longer pays for them. `flatField`, `downscale`,
+    /// `deblurred` and `localRange` read hard scenes (a shadow across a blurred code; a dark,
+    /// noisy frame; a code out of focus; glare that lifts bars towards the paper) that nothing
+    /// else reads.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .runes]
-        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .tiles, .upscale, .downscale, .runes]
+        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .runes]
+        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .tiles, .upscale, .downscale, .runes]
         }
     }
 
@@ -92,6 +93,10 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // out, then the edges made steep again: a code half in shadow, blurred and noisy,
             // that no one threshold and no local window of the engines splits into bars.
             return [TransformedFrame(frame: Self.sharpen(Self.flattened(frame)), scale: 1)]
+        case .localRange:
+            // Glare that lifts the bars of part of a code towards the paper: each pixel
+            // stretched between the dark and the light level near it (`rangeNormalized`).
+            return [TransformedFrame(frame: Self.rangeNormalized(frame), scale: 1)]
         case .deblurred:
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
             // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only

@@ -87,11 +87,44 @@ import Testing
         #expect(DecodePipeline(quality: .accurate).decode(frame).map(\.text) == ["gCZSh4zlwH"])
     }
 
-    /// A dark full-HD frame: the balanced passes read it at half size only.
+    /// A Code 39 whose bars a glare spot lifts towards the paper (a cut of a generated glare
+    /// scene): read once each pixel is stretched between the dark and light levels near it.
+    @Test func aCodeUnderGlareIsReadOnceItsLocalRangeIsStretched() throws {
+        let frame = try ImageFile.load(Fixture.path("code39-glare.png"))
+        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .localRange })
+        #expect(without.decode(frame).isEmpty)
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["T0QLMGE"])
+        #expect(DecodePipeline(passes: [.localRange]).decode(frame).map(\.text) == ["T0QLMGE"])
+    }
+
+    /// Bars under a glare ramp (paper 200 -> 250, bars 60 -> 235 from left to right) come out
+    /// dark on light all along; a field with no mark near it is paper.
+    @Test func theLocalRangeMakesBarsUnderGlareDarkAgain() {
+        let w = 240, h = 60
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let t = Double(x) / Double(w - 1)
+                let paper = 200 + 50 * t, bar = 60 + 175 * t
+                pixels[y * w + x] = UInt8(((x / 6) % 2 == 0 && x < 180 ? bar : paper).rounded())
+            }
+        }
+        let out = ImagePass.rangeNormalized(GrayFrame(width: w, height: h, pixels: pixels))
+        for x in stride(from: 15, to: 165, by: 12) {
+            #expect(out[x + 2, 30] < 64, "bar at \(x + 2): \(out[x + 2, 30])")
+            #expect(out[x + 8, 30] > 190, "space at \(x + 8): \(out[x + 8, 30])")
+        }
+        let even = ImagePass.rangeNormalized(GrayFrame(width: 64, height: 64, pixels: [UInt8](repeating: 120, count: 64 * 64)))
+        #expect(even[32, 32] == 255)
+    }
+
+    /// A dark full-HD frame: of the balanced passes, read at half size (the first to read it)
+    /// and stretched to its local range (the last), by no other.
     @Test func aDarkNoisyFrameIsReadAtHalfSize() throws {
         let frame = try ImageFile.load(Fixture.path("pdf417-dark.jpg"))
-        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .downscale })
+        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .downscale && $0 != .localRange })
         #expect(without.decode(frame).isEmpty)
+        #expect(DecodePipeline(passes: [.downscale]).decode(frame).map(\.text) == ["https://example.org/room-0353445"])
         #expect(DecodePipeline().decode(frame).map(\.text) == ["https://example.org/room-0353445"])
     }
 

@@ -71,6 +71,11 @@ printf 'P5\n4294967296 4294967296\n255\n' > huge-header.pgm
 # from bench/make-devset.py's set --seed 5151 (Code-128-11-hard.png, x 200-760, y 360-580): no
 # threshold or pass reads it until the light is divided out (`ImagePass.flatField`; issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Code-128-11-hard.png").convert("L").crop((200, 360, 760, 580)).save("code128-shadow.png")'
+# A Code 39 (T0QLMGE) under a glare spot that lifts its left bars towards the paper, cut from
+# bench/make-devset.py's set --seed 4242 (Code-39-10-glare.jpg, x 540-1040, y 380-600): read
+# only once each pixel is stretched between the dark and light levels near it
+# (`ImagePass.localRange`; issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/Code-39-10-glare.jpg").convert("L").crop((540, 380, 1040, 600)).save("code39-glare.png")'
 # A PDF417 in a dark 1920x1080 frame (light at a tenth to a fifth), bench/make-devset.py's set
 # --seed 5151 as it is (PDF417-07-dark.jpg): read only at half size, where averaging four pixels
 # quiets the noise the dark brought up (`ImagePass.downscale`; issue 18).
