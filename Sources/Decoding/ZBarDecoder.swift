@@ -26,10 +26,6 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     /// Makes a decoder that reports the `symbologies` zbar supports (others are ignored).
     public init(symbologies: Set<Symbology> = defaultSymbologies) {
         enabled = symbologies.intersection(Self.supported)
-        let handle = ScannerHandle()
-        let s = handle.pointer
-        zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
-        zbar_image_scanner_enable_cache(s, 0)
         var types = Set<zbar_symbol_type_t>()
         for symbology in enabled {
             switch symbology {
@@ -39,15 +35,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
             default: if let t = Self.zbarType(symbology) { types.insert(t) }
             }
         }
-        for t in types {
-            zbar_image_scanner_set_config(s, t, ZBAR_CFG_ENABLE, 1)
-        }
-        // ITF-14 has 14 digits; zbar's default minimum length for I2/5 is 6.
-        if types.contains(ZBAR_QRCODE) {
-            // Keep QR bytes exactly as encoded instead of zbar's charset guess.
-            zbar_image_scanner_set_config(s, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1)
-        }
-        scanner = Mutex(handle)
+        scanner = Mutex(ScannerHandle(types: types))
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -59,18 +47,20 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
             // (zbar chases every edge of a noisy or dark scene along every line), and a code
             // still crosses many lines.
             let density: Int32 = region.width * region.height > Self.denseUpTo ? 2 : 1
-            if density != handle.density {
-                zbar_image_scanner_set_config(handle.pointer, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
-                zbar_image_scanner_set_config(handle.pointer, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
-                handle.density = density
-            }
+            // A scanner of its own for each image: zbar's EAN decoder keeps the halves it found
+            // from one image to the next (a new scan does not clear them), so a half left over
+            // from the previous frame could complete a code in this one (zxing-cpp's
+            // ean13-1/20.png after 14.png reads as 4000539769443, half of each). Making one costs
+            // nothing measurable beside a scan.
+            guard let pointer = handle.makeScanner(density: density) else { return [] }
+            defer { zbar_image_scanner_destroy(pointer) }
             if region.stride == region.width {
-                return region.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+                return region.withUnsafeBytes { scan(pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
             }
-            // zbar wants packed rows: a view with padding or a crop is packed into the scanner's
+            // zbar wants packed rows: a view with padding or a crop is packed into the decoder's
             // own buffer, reused from frame to frame (no allocation per frame).
             handle.pack(region)
-            return handle.scratch.withUnsafeBytes { scan(handle.pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
+            return handle.scratch.withUnsafeBytes { scan(pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
         }
     }
 
@@ -159,14 +149,26 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     }
 }
 
-/// Owns one zbar image scanner.
+/// What each scan's zbar image scanner is made with, and the buffer a crop is packed into.
 private final class ScannerHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+    /// The zbar symbol types to enable.
+    let types: Set<zbar_symbol_type_t>
     /// Packed pixels of the last cropped frame.
     var scratch: [UInt8] = []
-    /// The line density the scanner is set to (1: every line).
-    var density: Int32 = 1
-    init() { pointer = zbar_image_scanner_create() }
+    init(types: Set<zbar_symbol_type_t>) { self.types = types }
+
+    /// A new scanner for the enabled types, every `density`th line each way (nil: out of memory).
+    func makeScanner(density: Int32) -> OpaquePointer? {
+        guard let s = zbar_image_scanner_create() else { return nil }
+        zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_ENABLE, 0)
+        zbar_image_scanner_enable_cache(s, 0)
+        for t in types { zbar_image_scanner_set_config(s, t, ZBAR_CFG_ENABLE, 1) }
+        // Keep QR bytes exactly as encoded instead of zbar's charset guess.
+        if types.contains(ZBAR_QRCODE) { zbar_image_scanner_set_config(s, ZBAR_QRCODE, ZBAR_CFG_BINARY, 1) }
+        zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_X_DENSITY, density)
+        zbar_image_scanner_set_config(s, ZBAR_NONE, ZBAR_CFG_Y_DENSITY, density)
+        return s
+    }
 
     func pack(_ f: GrayFrame) {
         let count = f.width * f.height
@@ -180,7 +182,6 @@ private final class ScannerHandle: @unchecked Sendable {
             }
         }
     }
-    deinit { zbar_image_scanner_destroy(pointer) }
 }
 
 /// ITF-14 (GTIN-14 in Interleaved 2 of 5): exactly 14 digits with a valid GS1 check digit.

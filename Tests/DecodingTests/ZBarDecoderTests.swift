@@ -36,6 +36,20 @@ import Testing
         #expect(symbol.corners.count >= 4 || symbol.symbology.isLinear)
     }
 
+    /// zbar's EAN decoder keeps the halves it found from one image to the next: zxing-cpp's
+    /// `ean13-1/20.png` (4000539017100) read after `14.png` (3560070169443) came out as
+    /// 4000539769443, a half of each. Each image is now read on its own: the same as alone.
+    @Test func eachImageIsReadOnItsOwn() throws {
+        let first = try ImageFile.load(Fixture.shared("zxing-cpp/ean13-1/14.png"))
+        let second = try ImageFile.load(Fixture.shared("zxing-cpp/ean13-1/20.png"))
+        let alone = ZBarDecoder().decode(second).map(\.text)
+        let decoder = ZBarDecoder()
+        #expect(decoder.decode(first).map(\.text) == ["3560070169443"])
+        let after = decoder.decode(second).map(\.text)
+        #expect(after == alone)
+        #expect(!after.contains("4000539769443"))
+    }
+
     @Test func numericOnlyClassIsTheSeedsLoadImmediatelyClass() {
         let numeric = Set(Symbology.allCases.filter(\.isNumericOnly))
         #expect(numeric.isSuperset(of: [.upcE, .ean8, .ean13, .upcA, .itf, .itf14]))
