@@ -171,6 +171,11 @@ static int read_barcodes(const uint8_t *pixels, int width, int height, int strid
             for (int k = 0; k < 4; k++) { x.corners[2 * k] = pts[k].x; x.corners[2 * k + 1] = pts[k].y; }
             std::string id = b->symbologyIdentifier();
             strncpy(x.symbology_id, id.c_str(), sizeof(x.symbology_id) - 1);
+            /* 3.1 gives it as a decimal fraction ("0.25"); anything else counts as not given. */
+            std::string uec = b->extra(BarcodeExtra::UEC);
+            char *end = nullptr;
+            double spare = uec.empty() ? -1 : strtod(uec.c_str(), &end);
+            x.spare_ec_permille = (uec.empty() || end == uec.c_str() || !(spare >= 0 && spare <= 1)) ? -1 : static_cast<int>(spare * 1000 + 0.5);
         }
         *out = list;
         return count;

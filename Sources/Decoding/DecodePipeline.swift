@@ -169,7 +169,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
     /// the rules, in region coordinates.
     func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
-        kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1).map { t.mapBack($0) }
+        kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1)
+            .filter { !t.eanMustFit || !$0.symbology.isEANFamily || EANVerifier.verify($0, in: t.frame) == .fits }
+            .map { t.mapBack($0) }
     }
 
     /// The codes that reads of one image give, the first look's or a pass's: confirmed, whole,
@@ -240,13 +242,25 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     /// A first-look read that needs no second engine: a 2D code (its own error correction), a
-    /// Code 128 or Code 93 (mandatory check characters, checked by the engine), or an EAN/UPC
-    /// whose bars fit the image.
+    /// Code 128 or Code 93 (mandatory check characters, checked by the engine), an EAN/UPC
+    /// whose bars fit the image, or a PDF417 with error correction to spare or that its engine
+    /// reads again from a resampled crop (`readsTwice`; no other engine reads PDF417).
     func standsAlone(_ s: Symbol, in frame: GrayFrame) -> Bool {
         switch s.symbology {
         case .code128, .code93: return true
+        case .pdf417: return !Self.readsTwice(s) || s.corners.count < 2 || rereads(s, with: engines[0], in: frame)
         default: return s.symbology.isEANFamily ? s.verifiedInFrame || EANVerifier.verify(s, in: frame) == .fits : !s.symbology.isLinear
         }
+    }
+
+    /// Whether a read of one engine alone must be confirmed (`accepts`): a linear code, and a
+    /// PDF417 that spent all its error correction (or whose engine does not say). Damaged past
+    /// what its check words mend (small codes get 8), a PDF417 may be "corrected" into another
+    /// valid message: zxing-cpp 3.1 reads a blurred, noisy, slanted PDF417 of
+    /// "locker-54037243476" as "VFXZXKR-@WHBI-TWQY", all its correction spent, and the same code
+    /// cropped reads as nothing or as the right text. A real read reads again.
+    static func readsTwice(_ s: Symbol) -> Bool {
+        s.symbology.isLinear || (s.symbology == .pdf417 && (s.spareErrorCorrection ?? 0) <= 0)
     }
 
     /// The results of `lookers` (one list each, in order) merged, where a linear code that no
@@ -260,7 +274,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             let family = Self.family(lookers[i])
             let others = lists.indices.filter { Self.family(lookers[$0]) != family }.flatMap { lists[$0] }
             kept[i] = list.compactMap { s in
-                guard s.symbology.isLinear, !s.corners.isEmpty else { return s }
+                guard Self.readsTwice(s), !s.corners.isEmpty else { return s }
                 var s = s
                 // Two engines alike: checked within the frame.
                 if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
@@ -270,18 +284,18 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return merge(kept)
     }
 
-    /// A linear code that one engine alone read. An EAN/UPC read must fit the bars in the image
-    /// (`EANVerifier`); if it does not, a zxing read may still count (zxing's EAN/UPC reader checks
-    /// each digit's bars and seldom misreads): a full-length EAN-13/UPC-A when no other engine
-    /// reads a different EAN/UPC in the frame, otherwise (contradicted, or a short UPC-E/EAN-8)
-    /// only when zxing reads the same from the frame at half size. zbar's EAN/UPC reads of
-    /// blurred codes, the misreads this stops, must fit. Any other linear code (or an EAN/UPC the
-    /// image cannot judge) must read the same again from a resampled crop. A read that fails is
-    /// kept as a doubt: when a different engine reads the same in a later pass of the same frame,
-    /// both count.
+    /// A linear code (or a PDF417: `readsTwice`) that one engine alone read. An EAN/UPC read
+    /// must fit the bars in the image (`EANVerifier`); if it does not, a zxing read may still
+    /// count (zxing's EAN/UPC reader checks each digit's bars and seldom misreads): a
+    /// full-length EAN-13/UPC-A when no other engine reads a different EAN/UPC in the frame,
+    /// otherwise (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the
+    /// frame at half size. zbar's EAN/UPC reads of blurred codes, the misreads this stops, must
+    /// fit. Any other linear code, a PDF417 (or an EAN/UPC the image cannot judge) must read the
+    /// same again from a resampled crop. A read that fails is kept as a doubt: when a different
+    /// engine reads the same in a later pass of the same frame, both count.
     func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
                  besides others: [Symbol] = [], enlarged: Double = 1) -> Bool {
-        guard s.symbology.isLinear, !s.corners.isEmpty else { return true }
+        guard Self.readsTwice(s), !s.corners.isEmpty else { return true }
         let family = Self.family(engine)
         if doubts.list.contains(where: { $0.family != family && Self.same($0.symbol, s) }) { return true }
         let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others, enlarged: enlarged)

@@ -11,6 +11,9 @@ public struct TransformedFrame {
     public var offsetX = 0, offsetY = 0
     /// For a rotated image: its point to the original's (instead of scale and offset).
     var unrotate: (@Sendable (Double, Double) -> (Double, Double))?
+    /// Whether an EAN/UPC read from this image counts only when its bars fit the image
+    /// (`EANVerifier`), even when both engines read it (`ImagePass.resampled`).
+    var eanMustFit = false
 
     func mapBack(_ s: Symbol) -> Symbol {
         var s = s
@@ -28,7 +31,7 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, smallUpscale, tiles, upscale, downscale, runes, matrixGrid
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled
     /// The frame as it is, for the engines the first look left out (`DecodePipeline.decode` on
     /// several threads: the second engine's look runs beside the first deep passes). In no
     /// quality's list.
@@ -39,12 +42,12 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// accurate keeps them, balanced no longer pays for them. `flatField`, `downscale`,
     /// `deblurred` and `localRange` read hard scenes (a shadow across a blurred code; a dark,
     /// noisy frame; a code out of focus; glare that lifts bars towards the paper) that nothing
-    /// else reads.
+    /// else reads; `resampled`, the costliest look, small and noisy 2D codes.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .runes]
-        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .tiles, .upscale, .downscale, .runes]
+        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .resampled, .runes]
+        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .tiles, .upscale, .downscale, .resampled, .runes]
         }
     }
 
@@ -176,6 +179,19 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 y += step
             }
             return out
+        case .resampled:
+            // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
+            // (`cubic`): each module edge lands at another phase of the engines' sampling, and
+            // their local thresholds' blocks span fewer modules. Small, noisy, slanted and
+            // upside-down 2D codes that no other pass reads are read here. One more look is one
+            // more chance of a misread that both engines make alike (zxing-cpp's `upca-4/6.png`
+            // reads as another EAN-13 in both at 2.5x), so an EAN/UPC read counts here only when
+            // its bars fit the image.
+            let scale = min(2.5, (Double(Self.resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
+            guard scale >= 1.25 else { return [] }
+            var t = TransformedFrame(frame: Self.cubic(frame, scale: scale), scale: 1 / scale)
+            t.eanMustFit = true
+            return [t]
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.
@@ -187,6 +203,10 @@ public enum ImagePass: String, Sendable, CaseIterable {
             return [TransformedFrame(frame: Self.halve(frame), scale: 2)]
         }
     }
+
+    /// The most pixels the `resampled` pass enlarges a frame to (a 720p frame 2.5 times, a 1080p
+    /// frame 1.7 times).
+    static let resampledPixels = 6_000_000
 
     /// The lens blurs (Gaussian sigma, pixels) the `deblurred` pass undoes.
     static let lensBlurs: [Double] = [1.5, 2.0]

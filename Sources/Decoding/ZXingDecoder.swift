@@ -64,8 +64,10 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
             // zxing's text for binary content is no reading of it (often empty): keep the bytes' own.
             let engineText = r.content_type == 1 ? nil : r.text.map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
             let aim = withUnsafeBytes(of: r.symbology_id) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: corners, engineText: engineText,
-                                  hasECI: r.has_eci != 0, aimIdentifier: aim.isEmpty ? nil : aim))
+            var symbol = Symbol(symbology: symbology, bytes: bytes, corners: corners, engineText: engineText,
+                                hasECI: r.has_eci != 0, aimIdentifier: aim.isEmpty ? nil : aim)
+            symbol.spareErrorCorrection = r.spare_ec_permille >= 0 ? Double(r.spare_ec_permille) / 1000 : nil
+            symbols.append(symbol)
         }
         return symbols
     }

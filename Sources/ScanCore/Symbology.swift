@@ -133,6 +133,10 @@ public struct Symbol: Equatable, Sendable {
     /// bars fit the image digit by digit, or a code two different engines read alike. The kiosk
     /// counts such a read as two agreeing frames. (Not part of equality: the same code.)
     public var verifiedInFrame = false
+    /// The share of its error correction a 2D read left unused (0: all of it spent, so the
+    /// message may be a damaged code "corrected" into another; 1: none needed), when the engine
+    /// says (zxing-cpp). Not part of equality.
+    public var spareErrorCorrection: Double?
 
     public static func == (a: Symbol, b: Symbol) -> Bool {
         a.symbology == b.symbology && a.bytes == b.bytes && a.corners == b.corners && a.engineText == b.engineText

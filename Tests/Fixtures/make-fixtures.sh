@@ -98,3 +98,15 @@ Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save("datamatrix-48-tight.p
 # test/samples/aztec-2/04.png, via ../shared/corpus/zxing-cpp): a window of 20 modules round its
 # bullseye cuts its edges (issue 18).
 cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
+# A QR code of 25 modules about 28 pixels wide in a 1080p frame, cut from bench/make-devset.py's
+# set --seed 4242 (QR-Code-08-small.jpg, x 56-204, y 174-322), and an upside-down Aztec in a
+# 640x480 frame, --seed 5151 (Aztec-02-upsidedown.png, x 472-563, y 276-366): no pass reads
+# them until the frame is enlarged 2.5 times with bicubic interpolation (`ImagePass.resampled`;
+# issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/QR-Code-08-small.jpg").convert("L").crop((56, 174, 204, 322)).save("qr-small.png")'
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Aztec-02-upsidedown.png").convert("L").crop((472, 276, 563, 366)).save("aztec-upsidedown-small.png")'
+# A PDF417 of "locker-54037243476" in perspective, blurred, noisy and half in shadow, bench/
+# make-devset.py's set --seed 7373 as it is (PDF417-11-hard.jpg): zxing-cpp 3.1 reads it as
+# "VFXZXKR-@WHBI-TWQY" with all its error correction spent; cropped, it reads as nothing or as
+# the right text (issue 18).
+# cp /tmp/dev7373/PDF417-11-hard.jpg pdf417-miscorrected.jpg

@@ -37,6 +37,7 @@ typedef struct scand_zx_result {
     int content_type;       /* 0 text, 1 binary, 2 mixed, 3 GS1, 4 ISO15434, 5 unknown ECI */
     int corners[8];         /* x,y of top-left, top-right, bottom-right, bottom-left */
     char symbology_id[8];   /* AIM identifier, e.g. "]Q1" */
+    int spare_ec_permille;  /* the error correction the read left unused, 0-1000 (-1: not given) */
 } scand_zx_result;
 
 /* Reads every code in an 8-bit gray image. Returns the number of results (0 when none, -1 on
