@@ -42,7 +42,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// accurate keeps them, balanced no longer pays for them. `flatField`, `downscale`,
     /// `deblurred` and `localRange` read hard scenes (a shadow across a blurred code; a dark,
     /// noisy frame; a code out of focus; glare that lifts bars towards the paper) that nothing
-    /// else reads; `resampled`, the costliest look, small and noisy 2D codes.
+    /// else reads; `resampled`, the costliest look, small, noisy and blurred codes.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
@@ -181,17 +181,20 @@ public enum ImagePass: String, Sendable, CaseIterable {
             return out
         case .resampled:
             // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
-            // (`cubic`): each module edge lands at another phase of the engines' sampling, and
-            // their local thresholds' blocks span fewer modules. Small, noisy, slanted and
-            // upside-down 2D codes that no other pass reads are read here. One more look is one
-            // more chance of a misread that both engines make alike (zxing-cpp's `upca-4/6.png`
-            // reads as another EAN-13 in both at 2.5x), so an EAN/UPC read counts here only when
-            // its bars fit the image.
+            // (`cubic`), as it is and sharpened first (`sharpen`): each module edge lands at
+            // another phase of the engines' sampling, and their local thresholds' blocks span
+            // fewer modules. Small, noisy, slanted and upside-down 2D codes are read in the
+            // first, blurred QR codes and blurred or hard linear codes in the second, that no
+            // other pass reads. One more look is one more chance of a misread that both engines
+            // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
+            // so an EAN/UPC read counts here only when its bars fit the image.
             let scale = min(2.5, (Double(Self.resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
             guard scale >= 1.25 else { return [] }
-            var t = TransformedFrame(frame: Self.cubic(frame, scale: scale), scale: 1 / scale)
-            t.eanMustFit = true
-            return [t]
+            return [frame, Self.sharpen(frame)].map { image in
+                var t = TransformedFrame(frame: Self.cubic(image, scale: scale), scale: 1 / scale)
+                t.eanMustFit = true
+                return t
+            }
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.

@@ -110,3 +110,7 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # "VFXZXKR-@WHBI-TWQY" with all its error correction spent; cropped, it reads as nothing or as
 # the right text (issue 18).
 # cp /tmp/dev7373/PDF417-11-hard.jpg pdf417-miscorrected.jpg
+# A QR code out of focus in a 640x480 frame, cut from bench/make-devset.py's set --seed 4242
+# (QR-Code-04-blur.jpg, x 185-285, y 194-293): read only once the frame is sharpened and
+# enlarged 2.5 times (`ImagePass.resampled`'s second image; issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/QR-Code-04-blur.jpg").convert("L").crop((185, 194, 285, 293)).save("qr-blurred.png")'
