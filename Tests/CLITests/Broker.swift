@@ -38,7 +38,7 @@ final class Broker {
         p.arguments = ["-c", dir.appendingPathComponent("mosquitto.conf").path]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
-        try Broker.launch(p)
+        try ChildProcess.launch(p)
         process = p
         // Ready when it accepts a connection (bounded: a broker that never comes up fails here).
         for _ in 0..<500 {
@@ -51,51 +51,8 @@ final class Broker {
     /// SIGTERM: the broker saves its sessions and ends.
     func stop() async {
         guard let p = process, p.isRunning else { return }
-        await Broker.end(p)
+        await ChildProcess.end(p)
         process = nil
-    }
-
-    /// Waits for `p` to end by polling (bounded to 30 s: a process that never ends fails the
-    /// test that waits for it, instead of hanging the suite).
-    /// (Foundation's `isRunning` can lag: a process that is gone or a zombie counts as ended.)
-    static func reap(_ p: Process, seconds: Int = 30) async {
-        var gone = 0
-        for _ in 0..<(seconds * 100) where p.isRunning {
-            if let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
-               let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] != "Z" {
-                gone = 0
-            } else {
-                // Ended; Foundation reaps it soon (its status is read only after that).
-                gone += 1
-                if gone > 300 { return }
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// The exit status once Foundation has seen the end; nil if it has not (reading
-    /// `terminationStatus` of a running process traps).
-    static func exitStatus(_ p: Process) async -> Int32? {
-        await reap(p)
-        return p.isRunning ? nil : p.terminationStatus
-    }
-
-    /// Starts `p` with no signal blocked. (A test runner's threads block most signals, and a
-    /// child inherits the mask: mosquitto would then never see its SIGTERM.)
-    static func launch(_ p: Process) throws {
-        var none = sigset_t(), old = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &old)
-        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
-        try p.run()
-    }
-
-    /// SIGTERM, and SIGKILL if it is still there after 3 s.
-    static func end(_ p: Process) async {
-        guard p.isRunning else { return }
-        kill(p.processIdentifier, SIGTERM)
-        await reap(p, seconds: 3)
-        if p.isRunning { kill(p.processIdentifier, SIGKILL); await reap(p) }
     }
 
     static func freePort() throws -> Int {
@@ -136,8 +93,8 @@ final class Broker {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_pub")
         p.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-q", "1", "-t", topic, "-m", message] + extra
-        try Broker.launch(p)
-        await Broker.reap(p)
+        try ChildProcess.launch(p)
+        await ChildProcess.reap(p)
     }
 
     /// The retained message on `topic` (waits up to 2 s).
@@ -148,8 +105,8 @@ final class Broker {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        try Broker.launch(p)
-        await Broker.reap(p)
+        try ChildProcess.launch(p)
+        await ChildProcess.reap(p)
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
@@ -167,7 +124,7 @@ final class Subscriber {
         process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-c", "-i", id] + extra
         process.standardOutput = try FileHandle(forWritingTo: file)
         process.standardError = FileHandle.nullDevice
-        try Broker.launch(process)
+        try ChildProcess.launch(process)
         try await Task.sleep(for: .milliseconds(200)) // subscribed
     }
 

@@ -46,7 +46,7 @@ import Testing
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try Broker.launch(process) // with no signal blocked, as a service manager starts it
+            try ChildProcess.launch(process) // with no signal blocked, as a service manager starts it
         }
 
         deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }

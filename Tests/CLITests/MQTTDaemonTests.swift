@@ -44,7 +44,7 @@ import Testing
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.standardError = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
-            try Broker.launch(process)
+            try ChildProcess.launch(process)
         }
 
         deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
@@ -52,7 +52,7 @@ import Testing
         func stop() async {
             guard process.isRunning else { return }
             kill(process.processIdentifier, SIGTERM)
-            await Broker.reap(process)
+            await ChildProcess.reap(process)
         }
 
         var logText: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
@@ -88,7 +88,7 @@ import Testing
                 && status.contains("\"connections\":{\"mqtt mqtt://127.0.0.1:\(broker.port)\":\"connected\"}"), "\(status)")
         // kill -9: the broker publishes the last will.
         kill(daemon.process.processIdentifier, SIGKILL)
-        await Broker.reap(daemon.process)
+        await ChildProcess.reap(daemon.process)
         #expect(await sub.wait { (try? await broker.retained("scand/k1/status")) == "{\"online\":false}" })
     }
 
@@ -112,7 +112,7 @@ import Testing
         try await broker.publish("scand/k2/cmd", String(repeating: "x", count: 300))
         #expect(await sub.wait { sub.lines.contains("scand/k2/cmd/reply ERR line too long (at most 256 bytes)") }, "\(sub.lines)")
         await daemon.stop()
-        #expect(await Broker.exitStatus(daemon.process) == 0)
+        #expect(await ChildProcess.exitStatus(daemon.process) == 0)
         #expect((try await broker.retained("scand/k2/status")) == "{\"online\":false}", "a graceful stop says goodbye")
         // commands = false: the topic is not even subscribed.
         let deaf = try Daemon(dir: dir, broker: broker, id: "k2b", pressEvery: nil, mqtt: "commands = false")
@@ -170,7 +170,7 @@ import Testing
         make.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
         make.arguments = ["-c", "-b", passwd.path, "kiosk", "s3cret"]
         try make.run()
-        await Broker.reap(make)
+        await ChildProcess.reap(make)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: passwd.path)
         let broker = try await Broker(dir: dir, settings: "allow_anonymous false\npassword_file \(passwd.path)")
         let admin = ["-u", "kiosk", "-P", "s3cret"]
@@ -202,7 +202,7 @@ import Testing
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            if await Broker.exitStatus(p) != 0 { throw BrokerError("openssl \(args) failed") }
+            if await ChildProcess.exitStatus(p) != 0 { throw BrokerError("openssl \(args) failed") }
         }
         for ca in ["ca", "other"] {
             try await openssl("req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=\(ca) -keyout \(ca).key -out \(ca).crt")

@@ -85,7 +85,7 @@ import Testing
         try await waitFor("still reading with the old config") { (statusJSON()?["goodReads"] as? Int ?? 0) > readsBefore }
 
         kill(process.processIdentifier, SIGTERM)
-        #expect(await Broker.exitStatus(process) == 0)
+        #expect(await ChildProcess.exitStatus(process) == 0)
         let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         #expect(log.contains("config reload rejected, keeping the running config"))
         #expect(log.contains("scan.alphanumeric: \"later\" is not allowed"))
@@ -116,7 +116,7 @@ import Testing
         func wavs() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".wav") } }
         for _ in 0..<1000 where wavs().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         kill(process.processIdentifier, SIGTERM)
-        #expect(await Broker.exitStatus(process) == 0)
+        #expect(await ChildProcess.exitStatus(process) == 0)
         let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         #expect(wavs().count >= 2, "\(log)")
         #expect(log.contains("speech: espeak-ng en (WAV files in \(dir.path)), results delivered after the announcement"), "\(log)")

@@ -42,7 +42,7 @@ import Glibc
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try Broker.launch(process)
+            try ChildProcess.launch(process)
         }
 
         deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }

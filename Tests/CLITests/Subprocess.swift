@@ -33,3 +33,50 @@ struct Run {
                    stderr: String(decoding: errData, as: UTF8.self))
     }
 }
+
+/// Child processes the tests start (daemons, brokers, tools): started with no signal blocked,
+/// waited for with a bound, ended, and their exit status read without Foundation's trap.
+enum ChildProcess {
+    /// Waits for `p` to end by polling (bounded to 30 s: a process that never ends fails the
+    /// test that waits for it, instead of hanging the suite).
+    /// (Foundation's `isRunning` can lag: a process that is gone or a zombie counts as ended.)
+    static func reap(_ p: Process, seconds: Int = 30) async {
+        var gone = 0
+        for _ in 0..<(seconds * 100) where p.isRunning {
+            if let stat = try? String(contentsOfFile: "/proc/\(p.processIdentifier)/stat", encoding: .utf8),
+               let close = stat.lastIndex(of: ")"), stat[stat.index(close, offsetBy: 2)] != "Z" {
+                gone = 0
+            } else {
+                // Ended; Foundation reaps it soon (its status is read only after that).
+                gone += 1
+                if gone > 300 { return }
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    /// The exit status once Foundation has seen the end; nil if it has not (reading
+    /// `terminationStatus` of a running process traps).
+    static func exitStatus(_ p: Process) async -> Int32? {
+        await reap(p)
+        return p.isRunning ? nil : p.terminationStatus
+    }
+
+    /// Starts `p` with no signal blocked. (A test runner's threads block most signals, and a
+    /// child inherits the mask: mosquitto would then never see its SIGTERM.)
+    static func launch(_ p: Process) throws {
+        var none = sigset_t(), old = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &old)
+        defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+        try p.run()
+    }
+
+    /// SIGTERM, and SIGKILL if it is still there after 3 s.
+    static func end(_ p: Process) async {
+        guard p.isRunning else { return }
+        kill(p.processIdentifier, SIGTERM)
+        await reap(p, seconds: 3)
+        if p.isRunning { kill(p.processIdentifier, SIGKILL); await reap(p) }
+    }
+}
