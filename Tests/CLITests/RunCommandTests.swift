@@ -26,7 +26,10 @@ import Testing
             let process = Process()
             process.executableURL = Run.scand
             process.arguments = ["run", "--config", config.path, "--no-stdin"]
-            process.standardError = FileHandle.nullDevice
+            // The log kept in a file: a sanitizer's report (ThreadSanitizer exits with 66) is there.
+            let logFile = dir.appendingPathComponent("stderr-\(delayMs).log")
+            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: logFile)
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             defer { if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) } }
@@ -43,7 +46,8 @@ import Testing
                 // Before the service group is up the default action ends it; after, a graceful exit.
                 let graceful = process.terminationReason == .exit && process.terminationStatus == 0
                 let early = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGTERM
-                #expect(graceful || early, "SIGTERM \(delayMs) ms after start: \(process.terminationReason) \(process.terminationStatus)")
+                let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+                #expect(graceful || early, "SIGTERM \(delayMs) ms after start: \(process.terminationReason) \(process.terminationStatus)\n\(log)")
                 if delayMs < 0 { #expect(graceful, "SIGTERM to a running daemon: \(process.terminationReason) \(process.terminationStatus)") }
             }
         }
