@@ -1,7 +1,6 @@
 import CZBar
 import ScanCore
 import ScanHardware
-import Synchronization
 
 /// The zbar engine (libzbar 0.23): EAN/UPC, Interleaved 2 of 5, Code 39/93/128, Codabar,
 /// DataBar and QR. Debian's build has no PDF417, DataMatrix or Aztec decoder.
@@ -16,7 +15,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     /// The symbologies this instance reports.
     public let enabled: Set<Symbology>
 
-    private let scanner: Mutex<ScannerHandle>
+    private let scanner: Locked<ScannerHandle>
     /// Frames of more pixels than this (640x480 and up) are scanned on every second line each
     /// way (`decode`): on the scenes corpus and both development sets the same codes or more
     /// are read, and zbar's look at a dark or noisy 1080p frame (174 ms on every line, most of
@@ -35,7 +34,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
             default: if let t = Self.zbarType(symbology) { types.insert(t) }
             }
         }
-        scanner = Mutex(ScannerHandle(types: types))
+        scanner = Locked(ScannerHandle(types: types))
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {

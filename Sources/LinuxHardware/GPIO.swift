@@ -1,6 +1,5 @@
 import CGPIOD
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -155,7 +154,7 @@ public final class GPIOButton: Button, @unchecked Sendable {
     private let stream: AsyncStream<ButtonEvent>
     private let continuation: AsyncStream<ButtonEvent>.Continuation
     private let wake: (read: Int32, write: Int32)
-    private let started = Mutex(false)
+    private let started = Locked(false)
     /// The level when the line was requested: the kernel queues every edge from then on, so a
     /// press before anyone reads the events is still seen.
     private let initiallyPressed: Bool

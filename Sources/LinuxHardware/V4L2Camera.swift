@@ -1,6 +1,5 @@
 import CV4L2
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,7 +73,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         weak var stoppedRing: BufferRing?
         var dropped = 0
     }
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// `converting` is the call set used when the camera offers none of `settings.formats`
     /// (libv4l2, which converts; tests give a scripted one).
@@ -82,7 +81,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
         self.settings = settings
         self.direct = syscalls
         self.converting = converting
-        self.state = Mutex(State(sys: syscalls))
+        self.state = Locked(State(sys: syscalls))
     }
 
     deinit { close() }

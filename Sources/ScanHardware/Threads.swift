@@ -20,10 +20,12 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) {
     if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
 }
 
-/// A value behind a pthread mutex, for state shared between a driver's thread and its callers
-/// (continuations included, which `Mutex`'s region checks do not let escape). ThreadSanitizer
-/// sees a pthread mutex; it does not see `Mutex`'s futex on Linux, so state shared with a
-/// thread of our own (spawnThread) goes here.
+/// A value behind a pthread mutex: every piece of state scand shares between threads, tasks
+/// and callbacks (continuations included, which `Mutex`'s region checks do not let escape).
+/// Not `Synchronization.Mutex`: on Linux its contended paths (`_lockSlow`, `_unlockSlow`) run in
+/// the uninstrumented standard library, so ThreadSanitizer misses the hand-over between two
+/// threads that met at the lock and reports the guarded state as racing (it did: two setup-page
+/// previews opened at once). A pthread mutex it sees.
 ///
 /// The mutex lives at a fixed heap address of its own: `&mutex` on a stored property would be a
 /// Swift access to the property, begun before the lock is held (ThreadSanitizer reported four
@@ -45,7 +47,7 @@ public final class Locked<State>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

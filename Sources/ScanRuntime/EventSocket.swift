@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import ScanHardware
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +16,7 @@ public final class EventSocket: @unchecked Sendable {
     private let source: DispatchSourceRead
     private let queue = DispatchQueue(label: "scand.events")
     private struct State { var clients: [Int32] = []; var refused = 0; var paused = false }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Listens at `path`. A stale socket there is replaced; any other kind of file is left alone
     /// and reported. Hold a `StateLock` beside it first, so that a live daemon's socket is

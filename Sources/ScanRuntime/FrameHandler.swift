@@ -1,7 +1,6 @@
 import Decoding
 import ScanCore
 import ScanHardware
-import Synchronization
 import Viewfinder
 
 /// What the capture child does with the frames it takes.
@@ -23,7 +22,7 @@ public enum CaptureWork: Equatable, Sendable {
 public final class FrameHandler: @unchecked Sendable {
     private var detector = SceneChangeDetector()
     /// The newest first-looked frame's grid: a deep pass on a scene no longer in view is abandoned.
-    private let newest = Mutex<[UInt8]>([])
+    private let newest = Locked<[UInt8]>([])
 
     public init() {}
 

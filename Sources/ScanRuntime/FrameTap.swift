@@ -10,7 +10,7 @@ public final class FrameTap: Sendable {
         var cancelled: Set<Int> = []
         var nextID = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let waiting = Atomic<Int>(0)
 
     public init() {}

@@ -36,7 +36,7 @@ public final class Outbox: @unchecked Sendable {
     /// Lines of the file that were skipped when it was read (`line N: reason`).
     public let problems: [String]
     private struct State { var pending: [Entry] = []; var lines = 0; var maxSeq = 0; var notStored = 0 }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Opens (or creates) the outbox at `path`; nil keeps it in memory only. Entries pending in
     /// the file are pending again; damaged lines are skipped and listed in `problems`.

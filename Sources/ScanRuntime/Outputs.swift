@@ -1,7 +1,6 @@
 import Logging
 import ScanCore
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,8 +67,8 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
         var awaitingAck: [Int: Int] = [:]
         var parked = 0
     }
-    private let state = Mutex(State())
-    private let lock = Mutex(())
+    private let state = Locked(State())
+    private let lock = Locked(())
 
     public init(name: String, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
                 requiresAck: Bool = false, resendAfter: Int = 5, logger: Logger = Logger(label: "scand.output"),

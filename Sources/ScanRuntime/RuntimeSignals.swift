@@ -1,4 +1,4 @@
-import Synchronization
+import ScanHardware
 
 // The runtime's hand-offs between its children: the capture child's work, a wake-up call that
 // is never lost, and a one-value slot for the deep looks.
@@ -11,7 +11,7 @@ final class CaptureControl: Sendable {
         var waitingAfter: CaptureWork?
         var closed = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     var current: CaptureWork { state.withLock { $0.work } }
 
@@ -53,7 +53,7 @@ final class CaptureControl: Sendable {
 /// A wake-up call that is never lost: `fire()` before `wait` makes the next `wait` return at once.
 final class Wakeup: Sendable {
     private struct State { var pending = false; var waiter: CheckedContinuation<Void, Never>? }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func fire() {
         let w = state.withLock { s -> CheckedContinuation<Void, Never>? in
@@ -97,7 +97,7 @@ final class Wakeup: Sendable {
 /// consumer waits in `take`.
 final class LatestSlot<Value: Sendable>: Sendable {
     private struct State { var value: Value?; var waiter: CheckedContinuation<Value?, Never>?; var closed = false }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func offer(_ value: Value) {
         let waiter = state.withLock { s -> CheckedContinuation<Value?, Never>? in

@@ -1,4 +1,4 @@
-import Synchronization
+import ScanHardware
 
 /// The kiosk's events (one JSON object a line, as on the event socket) for the setup page: a
 /// server-sent-events stream per watching page, and the last results. A page that does not keep
@@ -14,7 +14,7 @@ public final class EventHub: Sendable {
         var nextID = 0
         var results: [String] = []
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,7 +1,6 @@
 import Dispatch
 import ImageLoading
 import ScanHardware
-import Synchronization
 
 /// The setup page's live preview: JPEG frames at most `fps` a second, encoded on a thread of
 /// their own, and only while at least one page watches (the camera is asked for frames only
@@ -17,7 +16,7 @@ public final class Preview: Sendable {
         var task: Task<Void, Never>?
         var encoded = 0
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// `frames` waits for the camera's next frame; `view` tells the kiosk that a viewer starts
     /// or stops wanting frames.

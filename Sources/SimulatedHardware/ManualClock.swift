@@ -1,4 +1,4 @@
-import Synchronization
+import ScanHardware
 
 /// A clock that moves only when told to: time as an input for tests and benchmarks.
 public final class ManualClock: Clock, @unchecked Sendable {
@@ -12,7 +12,7 @@ public final class ManualClock: Clock, @unchecked Sendable {
 
     private struct Sleeper { var id: Int; var deadline: Instant; var continuation: CheckedContinuation<Void, Error> }
     private struct State { var now = Instant(offset: .zero); var sleepers: [Sleeper] = []; var nextID = 0 }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -13,7 +13,7 @@ public final class PseudoTerminal: SerialPort, Sendable {
     private let fd: Descriptor
     private let hostFD: Descriptor
     /// Held for a whole write: writes never interleave.
-    private let writing = Mutex(())
+    private let writing = Locked(())
 
     public init() throws {
         var master: Int32 = -1, slave: Int32 = -1

@@ -1,6 +1,5 @@
 import ImageLoading
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +37,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
         /// Rate changes answer EBUSY, as uvcvideo's do while streaming.
         var refusesRate = false
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A camera playing `frames` at `fps`, each for `repeatEach` frames.
     /// `trace` records `camera open`, `camera start`, ... when given.

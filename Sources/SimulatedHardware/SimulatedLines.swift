@@ -1,12 +1,11 @@
 import ScanHardware
-import Synchronization
 
 /// An output line that records every change in a trace and can report to a callback (the
 /// demo prints them).
 public final class SimulatedLine: OutputLine, Sendable {
     public let name: String
     private let trace: Trace
-    private let value = Mutex(LineValue.inactive)
+    private let value = Locked(LineValue.inactive)
     private let onChange: (@Sendable (String, LineValue) -> Void)?
 
     /// A line that starts inactive, like a real one requested with an initial value.
@@ -33,13 +32,13 @@ public final class SimulatedToneLine: ToneLine, Sendable {
     public let defaultHz: Int
     private let line: SimulatedLine
     private let trace: Trace
-    private let hz: Mutex<Int>
+    private let hz: Locked<Int>
 
     public init(name: String, defaultHz: Int, trace: Trace, onChange: (@Sendable (String, LineValue) -> Void)? = nil) {
         self.name = name
         self.defaultHz = defaultHz
         self.trace = trace
-        hz = Mutex(defaultHz)
+        hz = Locked(defaultHz)
         line = SimulatedLine(name: name, trace: trace, onChange: onChange)
     }
 

@@ -1,5 +1,4 @@
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,7 +10,7 @@ public final class SimulatedSerialPort: SerialPort, Sendable {
     public let name: String
     private let trace: Trace?
     private struct State { var written: [UInt8] = []; var unplugged = false }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let stream: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let writeStream: AsyncStream<[UInt8]>

@@ -1,5 +1,4 @@
 import ScanHardware
-import Synchronization
 
 /// A speaker that takes `perCharacter` per character of text (espeak-ng at 175 words a minute
 /// says about 14 characters a second) and records what it says in the trace:
@@ -28,7 +27,7 @@ public final class SimulatedSpeaker: Speaker, Sendable {
         var reports: [@Sendable () -> Void] = []
         var failNext: String?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// - Parameters:
     ///   - now: the time (virtual or real) since some start.

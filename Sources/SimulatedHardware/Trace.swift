@@ -1,12 +1,12 @@
-import Synchronization
+import ScanHardware
 
 /// What the simulated outputs did, in order: `torch active`, `buzzer inactive`, ... Keeps the
 /// newest `capacity` entries, so that a long demo or soak run does not grow without bound.
 public final class Trace: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Locked<[String]>([])
     public let capacity: Int
     private let now: (@Sendable () -> Duration)?
-    private let timed = Mutex<[String]>([])
+    private let timed = Locked<[String]>([])
 
     /// With `now`, every entry is also kept with its time in `timeline`.
     public init(capacity: Int = 100_000, now: (@Sendable () -> Duration)? = nil) {

@@ -138,7 +138,7 @@ struct KioskLatency: AsyncParsableCommand {
         // Presentation and continuous see a blank scene between the codes.
         let sequence = presented ? codes.flatMap { [blank, $0] } : codes
         let camera = SimulatedCamera(frames: sequence, fps: fps, repeatEach: framesPerImage, clock: clock)
-        let inView = Mutex<(image: Int, since: ContinuousClock.Instant?)>((-1, nil))
+        let inView = Locked<(image: Int, since: ContinuousClock.Instant?)>((-1, nil))
         camera.observe { image, since in
             inView.withLock { if $0.image != image { $0 = (image, since) } }
         }

@@ -4,7 +4,6 @@ import ImageLoading
 import Logging
 import ScanConfig
 import ScanHardware
-import Synchronization
 import ScanCore
 import ScanRuntime
 import SimulatedHardware
@@ -106,7 +105,7 @@ struct SoakBench: AsyncParsableCommand {
 
 /// A count shared with a writer closure.
 final class Counter: @unchecked Sendable {
-    private let lock = Mutex(0)
+    private let lock = Locked(0)
     func add() { lock.withLock { $0 += 1 } }
     var value: Int { lock.withLock { $0 } }
 }

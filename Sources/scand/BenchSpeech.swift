@@ -4,7 +4,6 @@ import ImageLoading
 import LinuxHardware
 import ScanCore
 import ScanHardware
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,9 +73,9 @@ struct SpeechBench: AsyncParsableCommand {
         }
         _ = decodeAll() // warm-up
         var silent = decodeAll()
-        let speaking = Mutex(true)
+        let speaking = Locked(true)
         let speaker = try EspeakSpeaker(voice: v, output: .alsa(device))
-        let said = Mutex(0)
+        let said = Locked(0)
         let talker = Task.detached {
             while speaking.withLock({ $0 }) {
                 _ = await Self.time(speaker, "This is a long announcement that keeps the speech engine busy all the time.")
@@ -94,7 +93,7 @@ struct SpeechBench: AsyncParsableCommand {
     /// Milliseconds from `say` to the first sample and to the end.
     static func time(_ speaker: EspeakSpeaker, _ text: String) async -> (first: Double, whole: Double) {
         let start = ContinuousClock.now
-        let first = Mutex<Duration?>(nil)
+        let first = Locked<Duration?>(nil)
         let end = await withCheckedContinuation { (c: CheckedContinuation<SpeechEnd, Never>) in
             speaker.say(text, started: { first.withLock { $0 = ContinuousClock.now - start } }, ended: { c.resume(returning: $0) })
         }

@@ -290,7 +290,7 @@ enum StatusFile {
 /// A stop asked for before the service group runs (SIGTERM during start-up): remembered, and
 /// handed to the runtime once there is one.
 final class EarlyStop: @unchecked Sendable {
-    private let state = Mutex<(requested: Bool, runtime: KioskRuntime?)>((false, nil))
+    private let state = Locked<(requested: Bool, runtime: KioskRuntime?)>((false, nil))
 
     var requested: Bool { state.withLock { $0.requested } }
 

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func aDescriptorClosesOnceAfterTheLastBorrow() {
-        let closed = Mutex<[Int32]>([])
+        let closed = Locked<[Int32]>([])
         let d = Descriptor(77) { fd in closed.withLock { $0.append(fd) } }
         let inside: Int32? = d.use { fd in
             d.close() // closed while borrowed: the number stays valid until the borrow ends
@@ -51,7 +51,7 @@ import Testing
         }())
         let lines = (0..<4).map { i in Array(repeating: UInt8(ascii: "a") + UInt8(i), count: 16_384) + [10] }
         let done = Atomic<Int>(0)
-        let failures = Mutex<[String]>([])
+        let failures = Locked<[String]>([])
         for line in lines {
             spawnThread {
                 for _ in 0..<3 {

@@ -2,7 +2,6 @@ import Foundation
 @testable import LinuxHardware
 import ScanHardware
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// The termios driver against a real pseudo-terminal: scand's side is the driver on the pty's
@@ -43,7 +42,7 @@ import Testing
     @Test func aFailingTcsetattrIsNamed() throws {
         let pty = try PseudoTerminal()
         var sys = Syscalls.system
-        let closed = Mutex<[Int32]>([])
+        let closed = Locked<[Int32]>([])
         sys.tcsetattr = { _, _ in Glibc.errno = EIO; return -1 }
         sys.close = { fd in closed.withLock { $0.append(fd) }; return Glibc.close(fd) }
         #expect { try TermiosSerialPort(path: pty.hostPath, settings: SerialSettings(baud: 9600), syscalls: sys) } throws: { e in

@@ -2,7 +2,6 @@ import Foundation
 @testable import LinuxHardware
 import ScanCore
 import ScanHardware
-import Synchronization
 import Testing
 
 /// espeak-ng for real: announcements as WAV files (the kiosk's `wav_dir`), ALSA's `null` PCM
@@ -19,7 +18,7 @@ import Testing
     }
 
     static func say(_ speaker: EspeakSpeaker, _ text: String, cutOnStart: Bool = false) async -> (SpeechEnd, started: Bool) {
-        let started = Mutex(false)
+        let started = Locked(false)
         let end = await withCheckedContinuation { (c: CheckedContinuation<SpeechEnd, Never>) in
             speaker.say(text, started: {
                 started.withLock { $0 = true }

@@ -4,7 +4,6 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// The kiosk loop end to end on simulated hardware, in virtual time: whole timed traces of
@@ -34,10 +33,10 @@ import Testing
     /// The integrator's patterns from `[feedback]` are played exactly: a triple chirp and no
     /// flash on a good read, a slow blink while scanning; each feedback is an event with its steps.
     @Test func configuredPatternsArePlayedExactlyAndAnnounced() throws {
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let patterns = FeedbackPatterns.standard.replacing(beep: [.goodRead: [40, 30, 40, 30, 40]], flash: [.goodRead: []],
                                                            led: [.scanning: [300, 300], .ready: [0]])
-        let indications = Mutex<[String]>([])
+        let indications = Locked<[String]>([])
         let h = try Harness(onEvent: { line in
             if line.contains("\"feedback\"") { events.withLock { $0.append(line) } }
             if line.contains("\"indication\"") { indications.withLock { $0.append(line) } }
@@ -201,7 +200,7 @@ import Testing
     /// 1 result. A press is a new intent: each read is reported, with consecutive `seq`, and
     /// every beep has its result.
     @Test func aPressAtTheSameCodeIsANewReadWithItsOwnSequenceNumber() throws {
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let h = try Harness(sameSymbolTimeout: .seconds(2),
                             onEvent: { line in if line.contains("\"result\"") { events.withLock { $0.append(line) } } })
         h.start()
@@ -262,7 +261,7 @@ import Testing
 
     /// Issue 13, defect 10: the `camera` event was sent again on every reopen attempt.
     @Test func theCameraEventIsSentOncePerChangeNotPerRetry() throws {
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let h = try Harness(onEvent: { line in if line.contains("\"camera\"") { events.withLock { $0.append(line) } } })
         h.camera.makeBusy()
         h.start()
@@ -334,7 +333,7 @@ import Testing
 /// An output line whose writes fail until `works` is set.
 final class FailingLine: OutputLine, Sendable {
     let name = "torch (failing)"
-    let works = Mutex(false)
+    let works = Locked(false)
     func set(_ value: LineValue) throws(HardwareError) {
         guard works.withLock({ $0 }) else {
             throw HardwareError(.other, operation: "gpiod_line_set_value", device: name, errno: 5)

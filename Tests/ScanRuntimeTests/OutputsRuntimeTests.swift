@@ -3,7 +3,6 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// A fresh outbox path under the temporary directory.
@@ -93,7 +92,7 @@ func temporaryPath() -> String {
     }
 
     @Test func aResultTheOutputCanNeverCarryIsParkedAndTheRestFlow() throws {
-        let written = Mutex<[String]>([])
+        let written = Locked<[String]>([])
         let output = DeliveringOutput(name: "hid", format: .text(prefix: [], suffix: [], aim: false)) { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             if text.unicodeScalars.contains(where: { $0.value > 127 }) { throw UndeliverableResult("layout us cannot type U+00FC") }
@@ -129,7 +128,7 @@ func temporaryPath() -> String {
     /// line per command, written in the runtime (never interleaved with results).
     @Test func everyHostCommandThroughTheService() async throws {
         let service = try ServiceKiosk(images: ["no-code.png"])
-        let applied = Mutex<[String]>([])
+        let applied = Locked<[String]>([])
         await service.runtime.serveHost(on: service.serial, version: "9.9") { key, value in
             if key == "scan.session_timeout_ms" { applied.withLock { $0.append("\(key)=\(value)") }; return nil }
             return "unknown key"

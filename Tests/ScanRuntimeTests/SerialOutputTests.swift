@@ -3,14 +3,13 @@ import Logging
 import ScanCore
 import ScanHardware
 import ScanRuntime
-import Synchronization
 import Testing
 
 /// A serial port that can be unplugged.
 final class FlakyPort: SerialPort, @unchecked Sendable {
     let name = "flaky"
-    let plugged = Mutex(true)
-    let written = Mutex<[String]>([])
+    let plugged = Locked(true)
+    let written = Locked<[String]>([])
     func write(_ bytes: [UInt8]) throws(HardwareError) {
         guard plugged.withLock({ $0 }) else { throw HardwareError(.disconnected, operation: "write", device: name, errno: 5) }
         written.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) }

@@ -5,7 +5,6 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// The kiosk as the daemon runs it: `KioskRuntime.run()` with its children (button, capture with
@@ -18,7 +17,7 @@ final class ServiceKiosk: Sendable {
     let serial: SimulatedSerialPort
     let runtime: KioskRuntime
     private let events: AsyncStream<String>
-    private let runTask = Mutex<Task<Void, Never>?>(nil)
+    private let runTask = Locked<Task<Void, Never>?>(nil)
     private let writes: Reader<[UInt8]>
     private let eventIterator: Reader<String>
 

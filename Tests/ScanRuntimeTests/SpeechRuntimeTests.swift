@@ -3,7 +3,6 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// Speech through the kiosk loop in virtual time: whole traces of speaker, LED, buzzer and
@@ -12,7 +11,7 @@ import Testing
     /// The seed's rule: the announcement replaces the flash and the result goes out when it has
     /// been said ("QR code scanned": 15 characters, 1050 ms).
     @Test func theResultIsSentWhenTheAnnouncementEndsAndTheFlashIsReplaced() throws {
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let h = try Harness(onEvent: { line in if line.contains("\"announcement\"") { events.withLock { $0.append(line) } } },
                             speech: SpeechBehaviour())
         h.start()

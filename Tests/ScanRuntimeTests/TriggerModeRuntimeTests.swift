@@ -2,7 +2,6 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import SimulatedHardware
-import Synchronization
 import Testing
 
 /// The trigger modes and the warm camera through the loop and the simulated camera, in
@@ -118,7 +117,7 @@ import Testing
     /// A code left in view is reported once; presented again after the same-symbol time (here
     /// after a second out of view), it is reported again.
     @Test func continuousReportsEachNewPresentationOfACode() throws {
-        let events = Mutex<[String]>([])
+        let events = Locked<[String]>([])
         let h = try Harness(images: ["qr.png", "no-code.png"], repeatEach: 30, settings: { $0.trigger = .continuous },
                             sameSymbolTimeout: .milliseconds(500), onEvent: { line in
             if line.contains("\"result\"") { events.withLock { $0.append(line) } }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct PreviewTests {
     final class Camera: Sendable {
         let asked = Atomic<Int>(0)
-        let viewing = Mutex<[Bool]>([])
+        let viewing = Locked<[Bool]>([])
         let frame = GrayFrame(width: 64, height: 48, pixels: [UInt8](repeating: 128, count: 64 * 48))
         func next() async -> GrayFrame? {
             asked.add(1, ordering: .relaxed)
