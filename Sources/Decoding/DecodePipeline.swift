@@ -163,7 +163,15 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).
     func lookers(_ pass: ImagePass, _ set: [any BarcodeDecoder]) -> [any BarcodeDecoder] {
-        pass == .thresholds ? thresholdEngines : pass == .runes ? runeReaders : set
+        switch pass {
+        case .thresholds: return thresholdEngines
+        case .runes: return runeReaders
+        // The glare image also with zxing's global histogram: there the code's greys are spread
+        // between black and white, and one threshold splits a PDF417 that zxing's local windows,
+        // half in the white around it, do not.
+        case .highlights: return set + thresholdEngines.filter { $0.effort.binarizer == 1 }
+        default: return set
+        }
     }
 
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within

@@ -84,6 +84,16 @@ extension ImagePass {
     /// pixel stretched from that dark (0) to that light (255). Where glare lifts the bars of
     /// part of a code towards the paper, they are dark again. Where the two levels lie within 24
     /// of each other (no mark nearby) the pixel is paper.
+    /// The tone curve of the `highlights` pass: 255 x (v / 255)^16. Grey 250 becomes 185, 240
+    /// 96, 200 5: under glare a bar lifted to 200 and a space clipped at 255 are black and white
+    /// again, and the edge between them is taken where the clipped profile leaves white, not
+    /// halfway down (which narrows each bar by the part of its blur that glare cut off).
+    static let highlightCurve: [UInt8] = (0...255).map { UInt8((255 * pow(Double($0) / 255, 16)).rounded(.down)) }
+
+    static func highlighted(_ f: GrayFrame) -> GrayFrame {
+        highlightCurve.withUnsafeBufferPointer { curve in map(f) { curve[Int($0)] } }
+    }
+
     static func rangeNormalized(_ f: GrayFrame) -> GrayFrame {
         let w = f.width, h = f.height
         guard w >= 8, h >= 8 else { return f }

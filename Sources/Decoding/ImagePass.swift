@@ -31,7 +31,7 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled
     /// The frame as it is, for the engines the first look left out (`DecodePipeline.decode` on
     /// several threads: the second engine's look runs beside the first deep passes). In no
     /// quality's list.
@@ -46,8 +46,8 @@ public enum ImagePass: String, Sendable, CaseIterable {
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .resampled, .runes]
-        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .tiles, .upscale, .downscale, .resampled, .runes]
+        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .resampled, .runes]
+        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .highlights, .tiles, .upscale, .downscale, .resampled, .runes]
         }
     }
 
@@ -100,6 +100,11 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // Glare that lifts the bars of part of a code towards the paper: each pixel
             // stretched between the dark and the light level near it (`rangeNormalized`).
             return [TransformedFrame(frame: Self.rangeNormalized(frame), scale: 1)]
+        case .highlights:
+            // Glare that clips the paper to white and leaves the bars under it a light grey: the
+            // brightest tones spread over the whole range (`highlightCurve`), so the engines'
+            // threshold falls just under white, where the clipped edges still are.
+            return [TransformedFrame(frame: Self.highlighted(frame), scale: 1)]
         case .deblurred:
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
             // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
@@ -185,13 +190,15 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // another phase of the engines' sampling, and their local thresholds' blocks span
             // fewer modules. Small, noisy, slanted and upside-down 2D codes are read in the
             // first, blurred QR codes and blurred or hard linear codes in the second, that no
-            // other pass reads. One more look is one more chance of a misread that both engines
+            // other pass reads; the third is the first under the `highlights` curve (Aztec and
+            // PDF417 under glare, too small to read at their size). One more look is one more chance of a misread that both engines
             // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
             // so an EAN/UPC read counts here only when its bars fit the image.
             let scale = min(2.5, (Double(Self.resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
             guard scale >= 1.25 else { return [] }
-            return [frame, Self.sharpen(frame)].map { image in
-                var t = TransformedFrame(frame: Self.cubic(image, scale: scale), scale: 1 / scale)
+            let big = Self.cubic(frame, scale: scale)
+            return [big, Self.cubic(Self.sharpen(frame), scale: scale), Self.highlighted(big)].map { image in
+                var t = TransformedFrame(frame: image, scale: 1 / scale)
                 t.eanMustFit = true
                 return t
             }

@@ -114,3 +114,13 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # (QR-Code-04-blur.jpg, x 185-285, y 194-293): read only once the frame is sharpened and
 # enlarged 2.5 times (`ImagePass.resampled`'s second image; issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/QR-Code-04-blur.jpg").convert("L").crop((185, 194, 285, 293)).save("qr-blurred.png")'
+# Codes under glare that clips the paper to white and lifts the bars to a light grey, cut from
+# bench/make-devset.py's sets: a UPC-A of 725078102615, --seed 5151 (UPC-A-10-glare.png, x
+# 180-560, y 60-300), and a DataMatrix of "scand-1590", --seed 1818 (DataMatrix-10-glare.png,
+# x 310-440, y 150-280): read only once the brightest tones are spread over the whole range
+# (`ImagePass.highlights`; issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/UPC-A-10-glare.png").convert("L").crop((180, 60, 560, 300)).save("upca-glare.png")'
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev1818/DataMatrix-10-glare.png").convert("L").crop((310, 150, 440, 280)).save("datamatrix-glare.png")'
+# An Aztec of "gate-98472943" under glare, --seed 4242 (Aztec-10-glare.jpg, x 396-516, y 575-697):
+# read only by the resampled look's third image, the enlarged frame under the highlights curve.
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/Aztec-10-glare.jpg").convert("L").crop((396, 575, 516, 697)).save("aztec-glare.png")'
