@@ -191,13 +191,14 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // fewer modules. Small, noisy, slanted and upside-down 2D codes are read in the
             // first, blurred QR codes and blurred or hard linear codes in the second, that no
             // other pass reads; the third is the first under the `highlights` curve (Aztec and
-            // PDF417 under glare, too small to read at their size). One more look is one more chance of a misread that both engines
+            // PDF417 under glare, too small to read at their size), the fourth the first
+            // sharpened (small Aztecs, whose bullseye the enlargement softens). One more look is one more chance of a misread that both engines
             // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
             // so an EAN/UPC read counts here only when its bars fit the image.
             let scale = min(2.5, (Double(Self.resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
             guard scale >= 1.25 else { return [] }
             let big = Self.cubic(frame, scale: scale)
-            return [big, Self.cubic(Self.sharpen(frame), scale: scale), Self.highlighted(big)].map { image in
+            return [big, Self.cubic(Self.sharpen(frame), scale: scale), Self.highlighted(big), Self.sharpen(big)].map { image in
                 var t = TransformedFrame(frame: image, scale: 1 / scale)
                 t.eanMustFit = true
                 return t

@@ -35,16 +35,16 @@ import Testing
     }
 
     /// An Aztec under glare too small for the curve at its size (cut from seed 4242): the
-    /// resampled look's third image, the enlargement under the curve, reads it; its plain and
-    /// sharpened enlargements and every other pass do not.
+    /// resampled look's third image, the enlargement under the curve, reads it; its other
+    /// enlargements and every other pass do not.
     @Test func aSmallCodeUnderGlareIsReadEnlargedUnderTheCurve() throws {
         let frame = try ImageFile.load(Fixture.path("aztec-glare.png"))
         let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .resampled })
         #expect(without.decode(frame).isEmpty)
         let images = ImagePass.resampled.apply(frame)
-        #expect(images.count == 3)
+        #expect(images.count == 4)
         let engines: [any BarcodeDecoder] = [ZXingDecoder(), ZBarDecoder()]
-        for image in images.prefix(2) { #expect(engines.allSatisfy { $0.decode(image.frame).isEmpty }) }
+        for image in [images[0], images[1], images[3]] { #expect(engines.allSatisfy { $0.decode(image.frame).isEmpty }) }
         #expect(images[2].frame[0, 0] == ImagePass.highlightCurve[Int(images[0].frame[0, 0])])
         #expect(ZXingDecoder().decode(images[2].frame).map(\.text) == ["gate-98472943"])
         #expect(DecodePipeline().decode(frame).map(\.text) == ["gate-98472943"])

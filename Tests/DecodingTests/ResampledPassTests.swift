@@ -61,18 +61,34 @@ import Testing
         let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .resampled })
         #expect(without.decode(frame).isEmpty)
         let images = ImagePass.resampled.apply(frame)
-        #expect(images.count == 3 && images.allSatisfy { $0.eanMustFit && $0.frame.width == 250 })
+        #expect(images.count == 4 && images.allSatisfy { $0.eanMustFit && $0.frame.width == 250 })
         let engines: [any BarcodeDecoder] = [ZXingDecoder(), ZBarDecoder()]
         #expect(engines.allSatisfy { $0.decode(images[0].frame).isEmpty }, "the plain enlargement reads nothing")
         #expect(DecodePipeline(passes: [.resampled]).decode(frame).map(\.text) == ["ID:kiosk-37605"])
         #expect(DecodePipeline().decode(frame).map(\.text) == ["ID:kiosk-37605"])
     }
 
+    /// A small Aztec (cut from seed 5151): only the enlargement sharpened after it (the look's
+    /// fourth image) reads it; sharpened before, as it is, or under the glare curve, it is not.
+    @Test func aSmallAztecIsReadEnlargedThenSharpened() throws {
+        let frame = try ImageFile.load(Fixture.path("aztec-small-sharp.png"))
+        let text = "https://example.org/scand-7051027"
+        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .resampled })
+        #expect(without.decode(frame).isEmpty)
+        let images = ImagePass.resampled.apply(frame)
+        #expect(images.count == 4)
+        let engines: [any BarcodeDecoder] = [ZXingDecoder(), ZBarDecoder()]
+        for image in images.prefix(3) { #expect(engines.allSatisfy { $0.decode(image.frame).isEmpty }) }
+        #expect(images[3].frame[40, 40] == ImagePass.sharpen(images[0].frame)[40, 40])
+        #expect(ZXingDecoder().decode(images[3].frame).map(\.text) == [text])
+        #expect(DecodePipeline().decode(frame).map(\.text) == [text])
+    }
+
     /// A frame is enlarged to at most 6 megapixels (a 1080p frame 1.7 times), and not at all when
     /// that would be less than 1.25 times.
     @Test func theEnlargementIsBounded() {
         let hd = ImagePass.resampled.apply(GrayFrame(width: 1920, height: 1080, pixels: [UInt8](repeating: 128, count: 1920 * 1080)))
-        #expect(hd.count == 3 && hd[0].frame.width * hd[0].frame.height <= 6_000_000 && hd[0].frame.width == 3266)
+        #expect(hd.count == 4 && hd[0].frame.width * hd[0].frame.height <= 6_000_000 && hd[0].frame.width == 3266)
         let vga = ImagePass.resampled.apply(GrayFrame(width: 640, height: 480, pixels: [UInt8](repeating: 128, count: 640 * 480)))
         #expect(vga.first?.frame.width == 1600 && vga.first?.frame.height == 1200 && vga.first?.scale == 0.4)
         #expect(ImagePass.resampled.apply(GrayFrame(width: 3000, height: 1600, pixels: [UInt8](repeating: 128, count: 3000 * 1600))).isEmpty)

@@ -124,3 +124,7 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # An Aztec of "gate-98472943" under glare, --seed 4242 (Aztec-10-glare.jpg, x 396-516, y 575-697):
 # read only by the resampled look's third image, the enlarged frame under the highlights curve.
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/Aztec-10-glare.jpg").convert("L").crop((396, 575, 516, 697)).save("aztec-glare.png")'
+# A small Aztec (about 1.5 pixels a module) of "https://example.org/scand-7051027", --seed 5151
+# (Aztec-08-small.jpg, x 300-390, y 110-198): read only by the resampled look's fourth image, the
+# enlargement sharpened after it.
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Aztec-08-small.jpg").convert("L").crop((300, 110, 390, 198)).save("aztec-small-sharp.png")'
