@@ -128,7 +128,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = kept(lists, by: engines, in: region, doubts)
+        let found = withoutGlareMisreads(kept(lists, by: engines, in: region, doubts), in: region)
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -143,7 +143,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                 for looker in lookers {
                     if abandon() { return [] }
                     lists.append(looker.decode(transformed.frame))
-                    let found = weighSoFar(lists, by: lookers, in: transformed, doubts)
+                    let found = weighSoFar(lists, by: lookers, in: transformed, doubts, region: region)
                     if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
                 }
             }
@@ -155,10 +155,13 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// each engine's read is weighed as it comes, the others' counted as empty (a code the first
     /// engine reads and that stands on its own spares the image the other engines' looks); a
     /// read that needs another engine's word waits for it as a doubt. Nothing new when the
-    /// newest read found nothing.
-    func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
+    /// newest read found nothing. In `region` coordinates, checked for glare there
+    /// (`withoutGlareMisreads`: a pass's image may no longer show the glare).
+    func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts,
+                    region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
-        return weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts)
+        let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts)
+        return withoutGlareMisreads(found, in: region)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).
@@ -186,7 +189,112 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// no thin misfit, within the rules; in that image's coordinates.
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1) -> [Symbol] {
-        rules.apply(Self.withoutThinMisfits(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame), in: frame))
+        let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame))
+        return rules.apply(Self.withoutThinMisfits(found, in: frame))
+    }
+
+    /// EAN/UPC reads of a code under glare that the highlights curve reads otherwise are
+    /// dropped. Glare lifts the bars of part of a code towards white and clips the paper around
+    /// them: thresholded halfway, the lifted bars come out thinner, and a few digits can turn
+    /// into others that still make a valid code whose bars fit the image, in zbar and zxing
+    /// alike (seed 3579's UPC-A 739695422681 read as 739695488687 by both). Under the curve
+    /// (`ImagePass.highlights`) the edges are taken just under white; EAN/UPC reads there none
+    /// of which is this one contradict it. Asked only where the code has clipped
+    /// paper and bars lifted past mid-grey somewhere along it (`underGlare`): a crop read by
+    /// two engines, a few milliseconds.
+    func withoutGlareMisreads(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        symbols.filter { s in
+            guard s.symbology.isEANFamily, s.corners.count >= 2 else { return true }
+            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+            let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
+            let mx = max(16, w / 8), my = max(16, h / 2 + 8)
+            let rect = PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
+                .clamped(width: frame.width, height: frame.height)
+            guard rect.width > 16, rect.height > 8 else { return true }
+            guard Self.underGlare(frame, around: s) else { return true }
+            let lifted = ImagePass.highlighted(frame.cropped(to: rect))
+            let reads = engines.flatMap { $0.decode(lifted) }.filter(\.symbology.isEANFamily)
+            return reads.isEmpty || reads.contains { Self.same($0, s) }
+        }
+    }
+
+    /// Whether the bars of a read look glared: across the read's span (its corners' columns, and
+    /// rows enough to hold its bars) at least 5 % of the pixels clipped white (250 and up), and
+    /// in one of eight strips across it even the darkest twentieth (its bars) lighter than
+    /// mid-grey. A code in even light has dark bars in every strip; a low-contrast one has no
+    /// clipped paper.
+    static func underGlare(_ frame: GrayFrame, around s: Symbol) -> Bool {
+        guard s.corners.count >= 2 else { return false }
+        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
+        let my = max(8, w / 10 - h / 2)
+        let rect = PixelRect(x: xs.min()!, y: ys.min()! - my, width: w, height: h + 2 * my).clamped(width: frame.width, height: frame.height)
+        return rect.width > 0 && rect.height > 0 && underGlare(frame.cropped(to: rect))
+    }
+
+    /// The glare test on a crop that holds only the code's bars (`underGlare(_:around:)`).
+    static func underGlare(_ crop: GrayFrame) -> Bool {
+        let w = crop.width, h = crop.height, strips = 8
+        guard w >= strips, h >= 2 else { return false }
+        var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: strips)
+        var clipped = 0
+        for y in 0..<h {
+            for x in 0..<w {
+                let v = Int(crop[x, y])
+                histograms[x * strips / w][v] += 1
+                if v >= 250 { clipped += 1 }
+            }
+        }
+        guard clipped * 20 >= w * h else { return false }
+        return histograms.contains { histogram in
+            let total = histogram.reduce(0, +), twentieth = max(1, total / 20)
+            var seen = 0
+            for (level, count) in histogram.enumerated() {
+                seen += count
+                if seen >= twentieth { return level >= 128 }
+            }
+            return false
+        }
+    }
+
+    /// Reads of a code without a check character (Interleaved 2 of 5, Code 39, Codabar) that
+    /// are parts of one code read along two slanted lines: the same kind, lines that overlap
+    /// over more than half their length, and texts that overlap (one holds the other, or one
+    /// ends with what the other begins with, three characters or more). Seed 3579's turned ITF
+    /// of 63041682 reads as 630416 and 041682 that way. Both are dropped: neither is the code.
+    static func withoutOverlappingParts(_ found: [Symbol]) -> [Symbol] {
+        let kinds: [Symbology] = [.itf, .itf14, .code39, .codabar]
+        func kind(_ s: Symbol) -> Int? { kinds.firstIndex(of: s.symbology).map { $0 <= 1 ? 0 : $0 } }
+        func textsOverlap(_ a: String, _ b: String) -> Bool {
+            if a.contains(b) || b.contains(a) { return true }
+            let a = Array(a), b = Array(b)
+            for n in stride(from: min(a.count, b.count) - 1, through: 3, by: -1) {
+                if a.suffix(n) == b.prefix(n) || b.suffix(n) == a.prefix(n) { return true }
+            }
+            return false
+        }
+        func spansOverlap(_ a: Symbol, _ b: Symbol) -> Bool {
+            guard a.corners.count >= 2, b.corners.count >= 2 else { return false }
+            // Along the first read's line: each read's extent projected on it.
+            let dx = Double(a.corners[1].x - a.corners[0].x), dy = Double(a.corners[1].y - a.corners[0].y)
+            let length = (dx * dx + dy * dy).squareRoot()
+            guard length >= 8 else { return false }
+            func extent(_ s: Symbol) -> (Double, Double) {
+                let t = s.corners.map { (Double($0.x - a.corners[0].x) * dx + Double($0.y - a.corners[0].y) * dy) / length }
+                return (t.min()!, t.max()!)
+            }
+            let (a0, a1) = extent(a), (b0, b1) = extent(b)
+            let common = min(a1, b1) - max(a0, b0)
+            return common > 0.5 * min(a1 - a0, b1 - b0)
+        }
+        var parts = Set<Int>()
+        for i in found.indices {
+            for j in found.indices where j > i {
+                guard let k = kind(found[i]), kind(found[j]) == k, found[i].text != found[j].text else { continue }
+                if textsOverlap(found[i].text, found[j].text) && spansOverlap(found[i], found[j]) { parts.formUnion([i, j]) }
+            }
+        }
+        return found.indices.filter { !parts.contains($0) }.map { found[$0] }
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

@@ -128,3 +128,7 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # (Aztec-08-small.jpg, x 300-390, y 110-198): read only by the resampled look's fourth image, the
 # enlargement sharpened after it.
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Aztec-08-small.jpg").convert("L").crop((300, 110, 390, 198)).save("aztec-small-sharp.png")'
+# A UPC-A of 739695422681 under glare, cut from bench/make-devset.py's set --seed 3579
+# (UPC-A-10-glare.jpg, x 240-650, y 170-390): zbar and zxing both read it as 739695488687, a valid
+# code whose bars fit the image; under the highlights curve zbar reads the code (issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev3579/UPC-A-10-glare.jpg").convert("L").crop((240, 170, 650, 390)).save("upca-glare-misread.png")'

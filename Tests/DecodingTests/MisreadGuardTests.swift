@@ -1,0 +1,61 @@
+@testable import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+import Testing
+
+/// Two misreads of a never-seen generated set (seed 3579) that both engines made alike: a UPC-A
+/// under glare read as another valid UPC-A, and a turned ITF read as two parts of itself.
+@Suite struct MisreadGuardTests {
+    /// Cut from seed 3579 (UPC-A-10-glare.jpg, make-fixtures.sh): glare lifts the bars of the
+    /// right half, and zbar and zxing both read 739695488687, whose bars fit the image. Under
+    /// the highlights curve zbar reads 739695422681, the code: the read is dropped, and the
+    /// pipeline gives the code (from the highlights pass).
+    @Test func aGlaredEANReadThatTheCurveContradictsIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("upca-glare-misread.png"))
+        let misread = try #require(ZBarDecoder().decode(frame).first)
+        #expect(misread.text == "739695488687", "the misread this guards against")
+        #expect(EANVerifier.verify(misread, in: frame) == .fits)
+        #expect(DecodePipeline.underGlare(frame, around: misread))
+        let pipeline = DecodePipeline()
+        #expect(pipeline.firstLook(frame, viewport: .full).symbols.isEmpty)
+        #expect(pipeline.decode(frame).map(\.text) == ["739695422681"])
+        #expect(DecodePipeline(quality: .accurate).decode(frame).map(\.text) == ["739695422681"])
+    }
+
+    /// The glare test is narrow: a code in even light (dark bars everywhere) and a low-contrast
+    /// one (no clipped paper) are not glared, so their reads cost no crop read.
+    @Test func onlyAGlaredCropCountsAsGlared() throws {
+        for file in ["upca.png", "ean13.png", "ean13.jpg"] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            let read = try #require(ZBarDecoder().decode(frame).first)
+            #expect(!DecodePipeline.underGlare(frame, around: read), "\(file)")
+        }
+        let grey = GrayFrame(width: 64, height: 16, pixels: (0..<(64 * 16)).map { UInt8(100 + ($0 % 64) / 4) })
+        #expect(!DecodePipeline.underGlare(grey))
+        // Clipped paper, bars lifted to 200 in the right strips: glared.
+        let lifted = GrayFrame(width: 64, height: 16, pixels: (0..<(64 * 16)).map { i in
+            let x = i % 64
+            return x % 4 == 0 ? (x < 32 ? 20 : 200) : 255
+        })
+        #expect(DecodePipeline.underGlare(lifted))
+    }
+
+    /// Seed 3579's turned ITF of 63041682 read along two slanted lines (the pipeline's localRange
+    /// and resampled images): 630416 and 041682, the same kind, overlapping spans and texts.
+    /// Both go; a lone read, two different codes side by side, and a Code 128 (check character)
+    /// stay.
+    @Test func partsOfOneCodeReadAlongTwoLinesAreDropped() {
+        let a = Symbol(symbology: .itf, text: "041682", corners: [PixelPoint(x: 130, y: 352), PixelPoint(x: 395, y: 352), PixelPoint(x: 394, y: 354), PixelPoint(x: 131, y: 354)])
+        let b = Symbol(symbology: .itf, text: "630416", corners: [PixelPoint(x: 70, y: 311), PixelPoint(x: 335, y: 311), PixelPoint(x: 335, y: 307), PixelPoint(x: 72, y: 307)])
+        #expect(DecodePipeline.withoutOverlappingParts([a, b]).isEmpty)
+        #expect(DecodePipeline.withoutOverlappingParts([a]).map(\.text) == ["041682"])
+        // Texts that do not overlap, or codes far apart along the line: two codes.
+        let other = Symbol(symbology: .itf, text: "987654", corners: b.corners)
+        #expect(DecodePipeline.withoutOverlappingParts([a, other]).count == 2)
+        let apart = Symbol(symbology: .itf, text: "630416", corners: [PixelPoint(x: 500, y: 311), PixelPoint(x: 765, y: 311)])
+        #expect(DecodePipeline.withoutOverlappingParts([a, apart]).count == 2)
+        let c128 = Symbol(symbology: .code128, text: "630416", corners: b.corners)
+        #expect(DecodePipeline.withoutOverlappingParts([a, c128]).count == 2)
+    }
+}
