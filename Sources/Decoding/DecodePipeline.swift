@@ -193,110 +193,6 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return rules.apply(Self.withoutThinMisfits(found, in: frame))
     }
 
-    /// EAN/UPC reads of a code under glare that the highlights curve reads otherwise are
-    /// dropped. Glare lifts the bars of part of a code towards white and clips the paper around
-    /// them: thresholded halfway, the lifted bars come out thinner, and a few digits can turn
-    /// into others that still make a valid code whose bars fit the image, in zbar and zxing
-    /// alike (seed 3579's UPC-A 739695422681 read as 739695488687 by both). Under the curve
-    /// (`ImagePass.highlights`) the edges are taken just under white; EAN/UPC reads there none
-    /// of which is this one contradict it. Asked only where the code has clipped
-    /// paper and bars lifted past mid-grey somewhere along it (`underGlare`): a crop read by
-    /// two engines, a few milliseconds.
-    func withoutGlareMisreads(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
-        symbols.filter { s in
-            guard s.symbology.isEANFamily, s.corners.count >= 2 else { return true }
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-            let mx = max(16, w / 8), my = max(16, h / 2 + 8)
-            let rect = PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
-                .clamped(width: frame.width, height: frame.height)
-            guard rect.width > 16, rect.height > 8 else { return true }
-            guard Self.underGlare(frame, around: s) else { return true }
-            let lifted = ImagePass.highlighted(frame.cropped(to: rect))
-            let reads = engines.flatMap { $0.decode(lifted) }.filter(\.symbology.isEANFamily)
-            return reads.isEmpty || reads.contains { Self.same($0, s) }
-        }
-    }
-
-    /// Whether the bars of a read look glared: across the read's span (its corners' columns, and
-    /// rows enough to hold its bars) at least 5 % of the pixels clipped white (250 and up), and
-    /// in one of eight strips across it even the darkest twentieth (its bars) lighter than
-    /// mid-grey. A code in even light has dark bars in every strip; a low-contrast one has no
-    /// clipped paper.
-    static func underGlare(_ frame: GrayFrame, around s: Symbol) -> Bool {
-        guard s.corners.count >= 2 else { return false }
-        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-        let my = max(8, w / 10 - h / 2)
-        let rect = PixelRect(x: xs.min()!, y: ys.min()! - my, width: w, height: h + 2 * my).clamped(width: frame.width, height: frame.height)
-        return rect.width > 0 && rect.height > 0 && underGlare(frame.cropped(to: rect))
-    }
-
-    /// The glare test on a crop that holds only the code's bars (`underGlare(_:around:)`).
-    static func underGlare(_ crop: GrayFrame) -> Bool {
-        let w = crop.width, h = crop.height, strips = 8
-        guard w >= strips, h >= 2 else { return false }
-        var histograms = [[Int]](repeating: [Int](repeating: 0, count: 256), count: strips)
-        var clipped = 0
-        for y in 0..<h {
-            for x in 0..<w {
-                let v = Int(crop[x, y])
-                histograms[x * strips / w][v] += 1
-                if v >= 250 { clipped += 1 }
-            }
-        }
-        guard clipped * 20 >= w * h else { return false }
-        return histograms.contains { histogram in
-            let total = histogram.reduce(0, +), twentieth = max(1, total / 20)
-            var seen = 0
-            for (level, count) in histogram.enumerated() {
-                seen += count
-                if seen >= twentieth { return level >= 128 }
-            }
-            return false
-        }
-    }
-
-    /// Reads of a code without a check character (Interleaved 2 of 5, Code 39, Codabar) that
-    /// are parts of one code read along two slanted lines: the same kind, lines that overlap
-    /// over more than half their length, and texts that overlap (one holds the other, or one
-    /// ends with what the other begins with, three characters or more). Seed 3579's turned ITF
-    /// of 63041682 reads as 630416 and 041682 that way. Both are dropped: neither is the code.
-    static func withoutOverlappingParts(_ found: [Symbol]) -> [Symbol] {
-        let kinds: [Symbology] = [.itf, .itf14, .code39, .codabar]
-        func kind(_ s: Symbol) -> Int? { kinds.firstIndex(of: s.symbology).map { $0 <= 1 ? 0 : $0 } }
-        func textsOverlap(_ a: String, _ b: String) -> Bool {
-            if a.contains(b) || b.contains(a) { return true }
-            let a = Array(a), b = Array(b)
-            for n in stride(from: min(a.count, b.count) - 1, through: 3, by: -1) {
-                if a.suffix(n) == b.prefix(n) || b.suffix(n) == a.prefix(n) { return true }
-            }
-            return false
-        }
-        func spansOverlap(_ a: Symbol, _ b: Symbol) -> Bool {
-            guard a.corners.count >= 2, b.corners.count >= 2 else { return false }
-            // Along the first read's line: each read's extent projected on it.
-            let dx = Double(a.corners[1].x - a.corners[0].x), dy = Double(a.corners[1].y - a.corners[0].y)
-            let length = (dx * dx + dy * dy).squareRoot()
-            guard length >= 8 else { return false }
-            func extent(_ s: Symbol) -> (Double, Double) {
-                let t = s.corners.map { (Double($0.x - a.corners[0].x) * dx + Double($0.y - a.corners[0].y) * dy) / length }
-                return (t.min()!, t.max()!)
-            }
-            let (a0, a1) = extent(a), (b0, b1) = extent(b)
-            let common = min(a1, b1) - max(a0, b0)
-            return common > 0.5 * min(a1 - a0, b1 - b0)
-        }
-        var parts = Set<Int>()
-        for i in found.indices {
-            for j in found.indices where j > i {
-                guard let k = kind(found[i]), kind(found[j]) == k, found[i].text != found[j].text else { continue }
-                if textsOverlap(found[i].text, found[j].text) && spansOverlap(found[i], found[j]) { parts.formUnion([i, j]) }
-            }
-        }
-        return found.indices.filter { !parts.contains($0) }.map { found[$0] }
-    }
-
     /// Region coordinates to frame coordinates, nearest the region's centre first.
     static func placed(_ found: [Symbol], in region: GrayFrame, at origin: (x: Int, y: Int)) -> [Symbol] {
         let shifted = found.map { s -> Symbol in
@@ -339,22 +235,6 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         var s = s
         s.verifiedInFrame = engines.contains { Self.family($0) != family && rereads(s, with: $0, in: frame, resample: false) }
         return s
-    }
-
-    /// EAN/UPC reads that only a thin band of lines gave (across less than a thirtieth of the
-    /// code's length) and whose bars do not fit the image (`EANVerifier`) are dropped: a band
-    /// where print or moiré bends the bars reads as another valid code in zbar and zxing alike,
-    /// so their agreement proves nothing there (zxing-cpp's `upca-4/1.png`). Such a code is read,
-    /// if at all, on a later frame or from another band.
-    static func withoutThinMisfits(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
-        symbols.filter { s in
-            guard s.symbology.isEANFamily, s.corners.count == 4 else { return true }
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-            guard min(w, h) * 30 < max(w, h) else { return true }
-            if case .misfit = EANVerifier.verify(s, in: frame) { return false }
-            return true
-        }
     }
 
     /// A first-look read that needs no second engine: a 2D code (its own error correction), a
@@ -442,52 +322,6 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         }
     }
 
-    /// The reads that are not a part of a longer code. Two ways a code without a check
-    /// character (Interleaved 2 of 5, Code 39, Codabar) gives a valid part of itself:
-    /// - A scan line that crosses the bars of a turned code obliquely leaves the code through its
-    ///   top or bottom edge, and the part it crossed can be a code of its own (a 12-digit ITF read
-    ///   as 8 of its digits). Such a read (its line more than 7° off the bars' normal) is dropped
-    ///   when the code turned upright (a square of three times its length around it, so the whole
-    ///   code is in it) reads as a longer code of its kind that holds its text.
-    /// - A dark stroke across an ITF code (a pen line, a fold) can start a read at the stroke. An
-    ///   ITF read is dropped when the bars along its axis run on, without a quiet zone, past the
-    ///   bars its digits have (`BarRun`): a part whose whole could not be read.
-    func whole(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
-        found.filter { s in
-            guard [.itf, .itf14, .code39, .codabar].contains(s.symbology), s.corners.count >= 2 else { return true }
-            let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
-            let length = (dx * dx + dy * dy).squareRoot()
-            guard length >= 8 else { return true }
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            let cx = Double(xs.min()! + xs.max()!) / 2, cy = Double(ys.min()! + ys.max()!) / 2
-            let half = Int(1.5 * length) + 16
-            let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
-            guard rect.width > 16, rect.height > 16 else { return true }
-            let crop = frame.cropped(to: rect)
-            guard let bars = ImagePass.barAngle(crop) else { return true }
-            if [.itf, .itf14].contains(s.symbology),
-               let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
-               run > BarRun.itfBars(digits: s.text.count) + 3 {
-                return false
-            }
-            // The line's angle against the bars' normal, folded into 0 ... pi/2.
-            var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
-            off = min(off, Double.pi - off)
-            guard off > 0.12 else { return true }
-            let upright = ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: rect.x, originY: rect.y)
-            // A longer code of its kind read there, that holds this one's text: this was a part
-            // of it. Anything else (the same, a shorter part, nothing under a blur or a steep
-            // perspective) says nothing against it.
-            let text = s.text
-            return !(kindReaders[s.symbology] ?? engines).contains { engine in
-                engine.decode(upright.frame).contains { r in
-                    (r.symbology == s.symbology || [r.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
-                        && r.text.count > text.count && r.text.contains(text)
-                }
-            }
-        }
-    }
-
     /// Which engine a decoder is: decoders of one type (zxing with another binarizer) share
     /// their misreads, so one cannot confirm the other.
     static func family(_ engine: any BarcodeDecoder) -> ObjectIdentifier { ObjectIdentifier(type(of: engine)) }
@@ -514,11 +348,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// Whether `engine` reads `s` again from a crop around it, resampled (`resample`: the same
     /// engine's second look needs new samples) or as it is (another engine's look is new anyway).
     func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame, resample: Bool = true) -> Bool {
-        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-        let mx = max(16, w / 4), my = max(16, h / 2 + 8)
-        let rect = PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
-            .clamped(width: frame.width, height: frame.height)
+        let rect = Self.area(around: s, in: frame, sides: 4)
         guard rect.width > 8, rect.height > 8 else { return false }
         let crop = frame.cropped(to: rect)
         guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
@@ -532,6 +362,17 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             { ImagePass.scaled(crop, by: 0.75) },
         ]
         return (large ? looks : looks.reversed()).contains { look in engine.decode(look()).contains { Self.same($0, s) } }
+    }
+
+    /// The area around a read (at least one corner) that a second look crops: its bounding box
+    /// widened by 1/`sides` of its width (at least 16 pixels) each side and by half its height
+    /// and 8 pixels (at least 16) above and below, within the frame.
+    static func area(around s: Symbol, in frame: GrayFrame, sides: Int) -> PixelRect {
+        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
+        let mx = max(16, w / sides), my = max(16, h / 2 + 8)
+        return PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
+            .clamped(width: frame.width, height: frame.height)
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first
