@@ -73,8 +73,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         } else {
             firstLooker = engines[0]
         }
-        // zbar's scanner serves one call at a time: each helper thread has engines of its own.
-        helperEngines = (1..<self.workers).map { _ in makeEngines() }
+        // zbar's scanner serves one call at a time: each helper thread has engines of its own
+        // (`deepLookInParallel`: `workers` helpers read, the calling thread weighs).
+        helperEngines = self.workers > 1 ? (0..<self.workers).map { _ in makeEngines() } : []
         supportedSymbologies = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
         self.quality = quality
         self.rules = rules
@@ -123,12 +124,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // An even, noisy scene: nothing to read, and the engines' costliest frame.
         guard !passesOverEvenFrames || ContrastGate.mayHoldCode(region) else { return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: nil) }
         let doubts = Doubts()
-        let lists = lookFirst(region, othersDeferred: othersDeferred)
+        let (lists, fitting) = lookFirst(region, othersDeferred: othersDeferred)
         if othersDeferred, lists.count == 1, lists[0].isEmpty, engines.count > 1 {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = withoutGlareMisreads(kept(lists, by: engines, in: region, doubts), in: region)
+        let found = withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region)
         return FirstLook(symbols: Self.placed(found, in: region, at: (roi.x, roi.y)), region: region, origin: (roi.x, roi.y), doubts: doubts)
     }
 
@@ -168,6 +169,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func lookers(_ pass: ImagePass, _ set: [any BarcodeDecoder]) -> [any BarcodeDecoder] {
         switch pass {
         case .thresholds: return thresholdEngines
+        // The region as it is after a deferred first look: zxing's other thresholds (cheap)
+        // before zbar's look (the slowest read of a frame; `ParallelDeepLook` holds it back
+        // until they have found nothing).
+        case .asIs: return [set[0]] + (passes.contains(.thresholds) ? thresholdEngines : []) + set.dropFirst()
         case .runes: return runeReaders
         // The glare image also with zxing's global histogram: there the code's greys are spread
         // between black and white, and one threshold splits a PDF417 that zxing's local windows,
@@ -186,11 +191,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     /// The codes that reads of one image give, the first look's or a pass's: confirmed, whole,
-    /// no thin misfit, within the rules; in that image's coordinates.
+    /// no thin misfit, within the rules; in that image's coordinates. `fitting`: EAN/UPC reads
+    /// already found to fit this image.
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
-              enlarged: Double = 1) -> [Symbol] {
+              enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame))
-        return rules.apply(Self.withoutThinMisfits(found, in: frame))
+        return rules.apply(Self.withoutThinMisfits(found, in: frame, fitting: fitting))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.
@@ -207,23 +213,26 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The first look: the first engine; the others only when it found nothing (unless
     /// `othersDeferred`) or a linear code that needs a second opinion (skipping zbar where it is
     /// not needed halves the time of a typical frame).
-    func lookFirst(_ region: GrayFrame, othersDeferred: Bool = false) -> [[Symbol]] {
+    /// Also gives the first engine's EAN/UPC reads whose bars fit the region (`fitting`: checked
+    /// once, not again by `withoutThinMisfits`).
+    func lookFirst(_ region: GrayFrame, othersDeferred: Bool = false) -> (lists: [[Symbol]], fitting: [Symbol]) {
         var first = firstLooker.decode(region)
-        if first.isEmpty && othersDeferred { return [first] }
+        if first.isEmpty && othersDeferred { return ([first], []) }
         for i in first.indices where first[i].symbology.isEANFamily && EANVerifier.verify(first[i], in: region) == .fits {
             first[i].verifiedInFrame = true
         }
+        let fitting = first.filter { $0.symbology.isEANFamily && $0.verifiedInFrame }
         let doubtful = first.filter { !standsAlone($0, in: region) }
-        if !first.isEmpty && doubtful.isEmpty { return [first] }
+        if !first.isEmpty && doubtful.isEmpty { return ([first], fitting) }
         // A second engine's opinion on a crop around each doubtful code costs a fraction of
         // its look at the whole frame: the crop as it is (another engine's look is new anyway; a
         // quarter of the pixels of the enlarged crop), then enlarged.
         if !first.isEmpty, doubtful.allSatisfy({ s in
             s.corners.count >= 2 && engines.dropFirst().contains { rereads(s, with: $0, in: region, resample: false) || rereads(s, with: $0, in: region) }
         }) {
-            return [first, doubtful] // the doubtful codes, confirmed, stand as the second opinion
+            return ([first, doubtful], fitting) // the doubtful codes, confirmed, stand as the second opinion
         }
-        return [first] + engines.dropFirst().map { $0.decode(region) }
+        return ([first] + engines.dropFirst().map { $0.decode(region) }, fitting)
     }
 
     /// A linear read that only `family`'s engine made, read again by an engine of another
@@ -272,6 +281,13 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             kept[i] = list.compactMap { s in
                 guard Self.readsTwice(s), !s.corners.isEmpty else { return s }
                 var s = s
+                // One engine that reads two different EAN/UPC codes in one place contradicts
+                // itself (a line across the code: the scan lines beside it read the code, those
+                // along it another valid one, and the other engine may read both alike): neither
+                // counts from this image, nor as a doubt.
+                if s.symbology.isEANFamily, list.contains(where: { $0.symbology.isEANFamily && !Self.same($0, s) && Self.overlap($0, s) }) {
+                    return nil
+                }
                 // Two engines alike: checked within the frame.
                 if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
                 return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others, enlarged: enlarged) ? checkedTwice(s, readBy: family, in: frame) : nil
@@ -383,6 +399,19 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
         }
         return out
+    }
+
+    /// Whether two reads lie in one place: their centres closer than half the longer one's
+    /// bounding box.
+    static func overlap(_ a: Symbol, _ b: Symbol) -> Bool {
+        guard !a.corners.isEmpty, !b.corners.isEmpty else { return false }
+        func box(_ s: Symbol) -> (cx: Double, cy: Double, side: Double) {
+            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
+            return (Double(xs.min()! + xs.max()!) / 2, Double(ys.min()! + ys.max()!) / 2, Double(max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)))
+        }
+        let p = box(a), q = box(b)
+        let dx = p.cx - q.cx, dy = p.cy - q.cy
+        return (dx * dx + dy * dy).squareRoot() < max(p.side, q.side) / 2
     }
 
     static func same(_ a: Symbol, _ b: Symbol) -> Bool {

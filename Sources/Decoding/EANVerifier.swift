@@ -69,6 +69,9 @@ enum EANVerifier {
         let darkness = BarRun.darkness(profile, window: window, floor: (light - dark) / 2)
 
         let pattern = layout.pattern
+        let whole = Pattern(pattern)
+        // One buffer for every fit's module means (thousands per read).
+        var means = [Double](repeating: 0, count: pattern.count)
         let nominal = Double(length) / Double(layout.modules)
         let forwardStart = Double((horizontal ? x0 : y0) - uLow)
         let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
@@ -81,8 +84,8 @@ enum EANVerifier {
                 var start = placed ? approxStart - 4 * nominal : 0
                 let last = placed ? approxStart + 4 * nominal : Double(d.values.count) - w * Double(pattern.count)
                 while start <= last {
-                    if let m = moduleMeans(d, start: start, width: w, count: pattern.count) {
-                        let c = correlation(m, pattern)
+                    if moduleMeans(d, start: start, width: w, count: pattern.count, into: &means) {
+                        let c = correlation(means, whole, count: pattern.count)
                         if c > best.score { best = (c, start, w, reversed) }
                     }
                     start += (placed ? nominal : w) / 4
@@ -94,15 +97,15 @@ enum EANVerifier {
         let d = Profile(best.reversed ? Array(darkness.reversed()) : darkness)
         // Each half on its own fit (a code seen at an angle has wider modules at its near end).
         let halves = layout.halves.map { range -> (start: Double, width: Double) in
-            let part = Array(pattern[range])
+            let part = Pattern(Array(pattern[range]))
             var fit = (score: -2.0, start: best.start, width: best.width)
             var w = best.width * 0.94
             while w <= best.width * 1.06 {
                 var shift = -2.0
                 while shift <= 2.0 {
                     let start = best.start + Double(range.lowerBound) * (best.width - w) + shift * best.width
-                    if let m = moduleMeans(d, start: start + Double(range.lowerBound) * w, width: w, count: part.count) {
-                        let c = correlation(m, part)
+                    if moduleMeans(d, start: start + Double(range.lowerBound) * w, width: w, count: part.bits.count, into: &means) {
+                        let c = correlation(means, part, count: part.bits.count)
                         if c > fit.score { fit = (c, start, w) }
                     }
                     shift += 0.125
@@ -117,9 +120,9 @@ enum EANVerifier {
         for slot in layout.slots {
             let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
             let expected = Array(pattern[slot.offset..<(slot.offset + 7)])
-            let own = localFit(d, h.start, h.width, slot.offset, expected, in: pattern)
+            let own = localFit(d, h.start, h.width, slot.offset, expected, in: pattern, buffer: &means)
             for rival in slot.rivals where rival != expected {
-                worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival, in: pattern) - own)
+                worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival, in: pattern, buffer: &means) - own)
             }
         }
         return worst <= 0 ? .fits : .misfit(worst)
@@ -143,35 +146,54 @@ enum EANVerifier {
         }
     }
 
-    /// Mean darkness of each module, or nil when the pattern would leave the profile.
-    static func moduleMeans(_ d: Profile, start: Double, width: Double, count: Int) -> [Double]? {
-        guard start >= 0, start + width * Double(count) < Double(d.values.count - 1) else { return nil }
-        var out = [Double](repeating: 0, count: count)
+    /// Mean darkness of each of `count` modules into `out` (at least `count` long); false when
+    /// the pattern would leave the profile.
+    static func moduleMeans(_ d: Profile, start: Double, width: Double, count: Int, into out: inout [Double]) -> Bool {
+        guard start >= 0, start + width * Double(count) < Double(d.values.count - 1) else { return false }
         var previous = d.integral(start)
         for j in 0..<count {
             let next = d.integral(start + Double(j + 1) * width)
             out[j] = (next - previous) / width
             previous = next
         }
-        return out
+        return true
     }
 
-    static func correlation(_ m: [Double], _ p: [Bool]) -> Double {
-        let n = Double(m.count)
-        let mm = m.reduce(0, +) / n
-        let pm = Double(p.filter { $0 }.count) / n
-        var sxy = 0.0, sxx = 0.0, syy = 0.0
-        for (a, b) in zip(m, p) {
-            let x = a - mm, y = (b ? 1.0 : 0.0) - pm
-            sxy += x * y; sxx += x * x; syy += y * y
+    /// A module pattern with what its correlation needs of it worked out once.
+    struct Pattern {
+        let bits: [Bool]
+        /// The share of dark modules.
+        let mean: Double
+        /// The sum of squared deviations from `mean`.
+        let spread: Double
+        init(_ bits: [Bool]) {
+            self.bits = bits
+            let n = Double(bits.count)
+            mean = Double(bits.filter { $0 }.count) / n
+            var syy = 0.0
+            for b in bits { let y = (b ? 1.0 : 0.0) - mean; syy += y * y }
+            spread = syy
         }
-        return sxx > 0 && syy > 0 ? sxy / (sxx * syy).squareRoot() : 0
+    }
+
+    /// Pearson's correlation of the first `count` module means with the pattern.
+    static func correlation(_ m: [Double], _ p: Pattern, count: Int) -> Double {
+        let n = Double(count)
+        var total = 0.0
+        for j in 0..<count { total += m[j] }
+        let mm = total / n
+        var sxy = 0.0, sxx = 0.0
+        for j in 0..<count {
+            let x = m[j] - mm, y = (p.bits[j] ? 1.0 : 0.0) - p.mean
+            sxy += x * y; sxx += x * x
+        }
+        return sxx > 0 && p.spread > 0 ? sxy / (sxx * p.spread).squareRoot() : 0
     }
 
     /// The best fit of a digit's pattern near its place, with one known module either side (a
     /// rival that only fits shifted clashes with its neighbours).
     static func localFit(_ d: Profile, _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool],
-                         in pattern: [Bool]) -> Double {
+                         in pattern: [Bool], buffer m: inout [Double]) -> Double {
         let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
         let context = [at(offset - 2), at(offset - 1)] + p + [at(offset + 7), at(offset + 8)]
         let ideal = context.map { $0 ? 1.0 : 0.0 }
@@ -180,7 +202,7 @@ enum EANVerifier {
             for scale in [0.95, 1.0, 1.05] {
                 let w = width * scale
                 let a = start + (Double(offset) + shift) * width + (width - w) * 3.5 - w
-                guard let m = moduleMeans(d, start: a, width: w, count: 9) else { continue }
+                guard moduleMeans(d, start: a, width: w, count: 9, into: &m) else { continue }
                 var e = 0.0
                 for k in 0..<9 { let x = m[k] - ideal[k + 1]; e += x * x }
                 best = max(best, -e)

@@ -32,9 +32,9 @@ public struct TransformedFrame {
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
     case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled
-    /// The frame as it is, for the engines the first look left out (`DecodePipeline.decode` on
-    /// several threads: the second engine's look runs beside the first deep passes). In no
-    /// quality's list.
+    /// The frame as it is, for the engines the first look left out and zxing's other
+    /// thresholds (`DecodePipeline.decode` on several threads: these looks run beside the first
+    /// deep passes). In no quality's list.
     case asIs
 
     /// The passes each quality level may spend on a frame where nothing was found. `matrixGrid`

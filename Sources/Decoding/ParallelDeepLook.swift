@@ -3,24 +3,33 @@ import ScanCore
 import ScanHardware
 
 extension DecodePipeline {
-    /// What `deepLook` gives, with the work spread over `workers` threads: each thread takes
+    /// What `deepLook` gives, with the reading spread over `workers` helper threads: each takes
     /// the next job, reading an image of a pass whose images are made (earliest first) with one
-    /// of its own engines, or else making the next pass's images; the calling thread also weighs
+    /// of its own engines, or else making the next pass's images. The calling thread only weighs
     /// the reads (confirmations, rules) image by image and engine by engine in pass order, as
-    /// `deepLook` does, so the result is the same. Once an image has a code nothing more is handed out, and the helpers
-    /// are waited for: nothing of a frame runs on after `decode`.
+    /// `deepLook` does, so the result does not depend on which thread was quicker; it weighs
+    /// each read as soon as it is in (a quick read that finds the code is not held up behind a
+    /// slow one, zbar's look at the whole frame, that the calling thread would otherwise be
+    /// running). Once an image has a code nothing more is handed out, and the helpers are
+    /// waited for: nothing of a frame runs on after `decode`. Where the system gives no thread,
+    /// the calling thread reads too.
+    ///
+    /// After a deferred first look (zxing found nothing) the region as it is is read by zxing's
+    /// other thresholds before zbar, and the `thresholds` pass is not repeated: one thread's
+    /// order is zxing, zbar (the first look), then the thresholds. With one code in view both
+    /// give the same code; only which pass reads it, and when, differs.
     func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
-        // (nothing) already in.
-        let passes = (look.deferred ? [ImagePass.asIs] : []) + self.passes
+        // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
+        let passes = look.deferred ? [ImagePass.asIs] + self.passes.filter { $0 != .thresholds } : self.passes
         // Beside the other engines' look at the whole region (the slowest job of a frame),
         // the two passes after it may run.
         let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, ahead: look.deferred ? 2 : 1)
         if look.deferred {
             run.shared.withLock { $0.given(0, [TransformedFrame(frame: look.region, scale: 1)], reads: [[]]) }
         }
-        for k in helperEngines.indices { spawnThread { run.helper(k + 1) } }
+        let helpers = helperEngines.indices.filter { k in spawnThread { run.helper(k + 1) } }.count
         var found: [Symbol] = []
         var p = 0, i = 0, k = 0
         reading: while p < passes.count {
@@ -32,7 +41,7 @@ extension DecodePipeline {
                     p += 1; i = 0; k = 0
                     // Jobs of one more pass may be handed out now.
                     let weighing = p
-                    run.shared.withLock { $0.weighing = weighing }
+                    run.shared.withLock { $0.weighing = weighing; $0.weighed = 0 }
                     run.changed(by: 0)
                     continue
                 }
@@ -46,10 +55,15 @@ extension DecodePipeline {
                 if k == lists.count { i += 1; k = 0 }
             }
             guard p < passes.count else { break }
-            // Then a job of its own, or wait for a helper's.
-            if !run.work(0) { run.wake[0].wait() }
+            let progress = i * lookers(passes[p], engines).count + k
+            if run.shared.withLock({ s in
+                defer { s.weighed = progress }
+                return s.weighing == p && s.weighed != progress
+            }) { run.changed(by: 0) }
+            // Wait for a helper's read (or, with no helper, read).
+            if helpers > 0 || !run.work(0) { run.wake[0].wait() }
         }
-        run.stop()
+        run.stop(helpers: helpers)
         return found
     }
 }
@@ -69,11 +83,19 @@ final class ParallelDeepLook: @unchecked Sendable {
         self.pipeline = pipeline
         self.region = region
         self.steps = steps
-        shared = Locked(ParallelPasses(lookers: steps.map { pipeline.lookers($0, pipeline.engines).count }, ahead: ahead))
-        wake = (0..<pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
+        let lookers = steps.map { pipeline.lookers($0, pipeline.engines) }
+        // zbar's look at the region as it is, the slowest read of a frame, waits until zxing's
+        // other thresholds' reads of it have found nothing (and no job after it starts first):
+        // a helper started on it would hold up the frame's end by its whole length when a quick
+        // read before it finds the code.
+        let holds = zip(steps, lookers).map { step, set -> Int? in
+            step == .asIs && set.count > 2 ? set.count - 1 : nil
+        }
+        shared = Locked(ParallelPasses(lookers: lookers.map(\.count), holds: holds, ahead: ahead))
+        wake = (0...pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
     }
 
-    /// Thread `me`'s engines: the pipeline's own for the calling thread, a helper's set else.
+    /// Thread `me`'s engines: the pipeline's own for the calling thread (0), a helper's set else.
     func engines(_ me: Int) -> [any BarcodeDecoder] { me == 0 ? pipeline.engines : pipeline.helperEngines[me - 1] }
 
     /// Tells the other threads that something changed.
@@ -105,11 +127,11 @@ final class ParallelDeepLook: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Nothing more is handed out; returns when every helper has ended.
-    func stop() {
+    /// Nothing more is handed out; returns when every helper (`helpers` were started) has ended.
+    func stop(helpers: Int) {
         shared.withLock { $0.stopped = true }
         changed(by: 0)
-        for _ in 1..<wake.count { finished.wait() }
+        for _ in 0..<helpers { finished.wait() }
     }
 }
 
@@ -129,10 +151,16 @@ struct ParallelPasses {
     /// The pass being weighed: jobs go no further than `ahead` passes after it (a job that would
     /// only be thrown away when this pass has a code is not started, and cannot delay the end).
     var weighing = 0
+    /// How many reads of the pass being weighed are weighed (image by image, engine by engine).
+    var weighed = 0
     let ahead: Int
+    /// For each pass, the engine whose read of an image is handed out only once the reads of
+    /// that image before it are weighed (nil: none waits).
+    let holds: [Int?]
 
-    init(lookers: [Int], ahead: Int = 1) {
+    init(lookers: [Int], holds: [Int?]? = nil, ahead: Int = 1) {
         self.lookers = lookers
+        self.holds = holds ?? Array(repeating: nil, count: lookers.count)
         self.ahead = max(1, ahead)
         frames = Array(repeating: nil, count: lookers.count)
         reads = Array(repeating: [], count: lookers.count)
@@ -161,6 +189,7 @@ struct ParallelPasses {
         let reach = min(frames.count, weighing + 1 + ahead)
         for p in 0..<min(nextPass, reach) {
             if let images = frames[p], taken[p] < images.count * lookers[p] {
+                if let hold = holds[p], taken[p] % lookers[p] == hold, p > weighing || (p == weighing && weighed < taken[p]) { return .wait }
                 taken[p] += 1
                 let j = taken[p] - 1
                 return .read(p, j / lookers[p], j % lookers[p], images[j / lookers[p]])

@@ -112,9 +112,11 @@ extension DecodePipeline {
     /// where print or moiré bends the bars reads as another valid code in zbar and zxing alike,
     /// so their agreement proves nothing there (zxing-cpp's `upca-4/1.png`). Such a code is read,
     /// if at all, on a later frame or from another band.
-    static func withoutThinMisfits(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+    /// `fitting`: reads already found to fit `frame`.
+    static func withoutThinMisfits(_ symbols: [Symbol], in frame: GrayFrame, fitting: [Symbol] = []) -> [Symbol] {
         symbols.filter { s in
             guard s.symbology.isEANFamily, s.corners.count == 4 else { return true }
+            if fitting.contains(where: { $0.text == s.text && $0.corners == s.corners }) { return true }
             let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
             let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
             guard min(w, h) * 30 < max(w, h) else { return true }

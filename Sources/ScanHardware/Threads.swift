@@ -8,8 +8,10 @@ private final class ThreadBody {
 }
 
 /// Runs `body` on a detached thread of its own: for loops that block in poll(2) or read(2),
-/// which must not hold one of the few threads of Swift's cooperative pool.
-public func spawnThread(_ body: @escaping @Sendable () -> Void) {
+/// which must not hold one of the few threads of Swift's cooperative pool. False when the
+/// system refused a thread (pthread_create failed; `body` does not run).
+@discardableResult
+public func spawnThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
     var thread = pthread_t()
     let rc = pthread_create(&thread, nil, { arg in
@@ -18,6 +20,7 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) {
         return nil
     }, box)
     if rc == 0 { pthread_detach(thread) } else { Unmanaged<ThreadBody>.fromOpaque(box).release() }
+    return rc == 0
 }
 
 /// A value behind a pthread mutex: every piece of state scand shares between threads, tasks

@@ -58,4 +58,41 @@ import Testing
         let c128 = Symbol(symbology: .code128, text: "630416", corners: b.corners)
         #expect(DecodePipeline.withoutOverlappingParts([a, c128]).count == 2)
     }
+
+    /// Cut from a crossed set (seed 4343, UPC-E-07-crossed.png): a dark line across a UPC-E of
+    /// 07249969. zxing with its fixed threshold reads the code and 07249949 in one place (the
+    /// scan lines along the stroke), and the misread passed the checks: the pipeline's answer
+    /// on this crop. One engine's two different EAN/UPC reads in one place now count for
+    /// neither; a later pass reads the code alone.
+    @Test func twoDifferentEANReadsInOnePlaceCountForNeither() throws {
+        let frame = try ImageFile.load(Fixture.path("upce-crossed.png"))
+        var effort = ZXingDecoder.Effort.standard
+        effort.binarizer = 2
+        let both = ZXingDecoder(effort: effort).decode(frame)
+        #expect(Set(both.map(\.text)) == ["07249969", "07249949"], "the two reads this guards against")
+        #expect(both.count == 2 && DecodePipeline.overlap(both[0], both[1]))
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == ["07249969"], "\(workers) workers")
+        }
+        #expect(DecodePipeline(quality: .accurate).decode(frame).map(\.text) == ["07249969"])
+    }
+
+    /// The rule on reads alone: an engine that reads two different EAN/UPC codes in one place
+    /// confirms neither, even where the other engine reads one of them alike; the other
+    /// engine's read still counts (confirmed by the first engine's like read). Codes apart are
+    /// two codes.
+    @Test func anEngineThatContradictsItselfConfirmsNothing() {
+        let pipeline = DecodePipeline()
+        let line = { (y: Int) in [PixelPoint(x: 79, y: y), PixelPoint(x: 203, y: y), PixelPoint(x: 203, y: y + 2), PixelPoint(x: 79, y: y + 2)] }
+        let code = Symbol(symbology: .upcE, text: "07249969", corners: line(95))
+        let misread = Symbol(symbology: .upcE, text: "07249949", corners: line(105))
+        #expect(DecodePipeline.overlap(code, misread))
+        #expect(pipeline.confirmed([[code, misread], [code, misread]], by: pipeline.engines, in: GrayFrame(width: 280, height: 200, pixels: [UInt8](repeating: 200, count: 280 * 200))).isEmpty)
+        let blank = GrayFrame(width: 600, height: 200, pixels: [UInt8](repeating: 200, count: 600 * 200))
+        #expect(pipeline.confirmed([[code, misread], [code]], by: pipeline.engines, in: blank).map(\.text) == ["07249969"])
+        var apart = misread
+        apart.corners = apart.corners.map { PixelPoint(x: $0.x + 300, y: $0.y) }
+        #expect(!DecodePipeline.overlap(code, apart))
+        #expect(Set(pipeline.confirmed([[code, apart], [code, apart]], by: pipeline.engines, in: blank).map(\.text)) == ["07249969", "07249949"])
+    }
 }

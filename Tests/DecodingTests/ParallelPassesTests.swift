@@ -16,7 +16,7 @@ import Testing
         ]
         frames += try PipelineTests.seed.prefix(6).map { try ImageFile.load(Fixture.path($0.file)) }
         let one = DecodePipeline(), two = DecodePipeline(workers: 2)
-        #expect(two.workers == 2 && two.helperEngines.count == 1)
+        #expect(two.workers == 2 && two.helperEngines.count == 2)
         for (k, frame) in frames.enumerated() {
             let a = one.decode(frame), b = two.decode(frame)
             #expect(a.map(\.text) == b.map(\.text), "frame \(k)")
@@ -68,6 +68,23 @@ import Testing
         // Given out of turn (pass 1 is being made): ignored.
         jobs.given(1, [blank], reads: [[]])
         #expect(jobs.frames[1] == nil)
+    }
+
+    /// zbar's look at the region as it is (the last engine of the given pass) waits until the
+    /// reads before it are weighed, and nothing after it is handed out first: a quick read
+    /// that finds the code ends the frame without a slow one running on.
+    @Test func theSlowReadWaitsForTheQuickReadsBeforeIt() {
+        var jobs = ParallelPasses(lookers: [4, 2], holds: [3, nil], ahead: 2)
+        let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
+        jobs.given(0, [blank], reads: [[]])
+        guard case .read(0, 0, 1, _) = jobs.next() else { Issue.record("the first quick read"); return }
+        guard case .read(0, 0, 2, _) = jobs.next() else { Issue.record("the second quick read"); return }
+        guard case .wait = jobs.next() else { Issue.record("the slow read waits, and pass 1 behind it"); return }
+        jobs.weighed = 2
+        guard case .wait = jobs.next() else { Issue.record("one quick read still to weigh"); return }
+        jobs.weighed = 3
+        guard case .read(0, 0, 3, _) = jobs.next() else { Issue.record("both weighed: the slow read"); return }
+        guard case .make(1) = jobs.next() else { Issue.record("then pass 1"); return }
     }
 
     /// The frames with nothing for the first engine: two threads (the second engine's look beside
