@@ -398,10 +398,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// widened by 1/`sides` of its width (at least 16 pixels) each side and by half its height
     /// and 8 pixels (at least 16) above and below, within the frame.
     static func area(around s: Symbol, in frame: GrayFrame, sides: Int) -> PixelRect {
-        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-        let mx = max(16, w / sides), my = max(16, h / 2 + 8)
-        return PixelRect(x: xs.min()! - mx, y: ys.min()! - my, width: w + 2 * mx, height: h + 2 * my)
+        let b = s.bounds
+        let mx = max(16, b.width / sides), my = max(16, b.height / 2 + 8)
+        return PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my)
             .clamped(width: frame.width, height: frame.height)
     }
 
@@ -413,19 +412,6 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
         }
         return out
-    }
-
-    /// Whether two reads lie in one place: their centres closer than half the longer one's
-    /// bounding box.
-    static func overlap(_ a: Symbol, _ b: Symbol) -> Bool {
-        guard !a.corners.isEmpty, !b.corners.isEmpty else { return false }
-        func box(_ s: Symbol) -> (cx: Double, cy: Double, side: Double) {
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            return (Double(xs.min()! + xs.max()!) / 2, Double(ys.min()! + ys.max()!) / 2, Double(max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)))
-        }
-        let p = box(a), q = box(b)
-        let dx = p.cx - q.cx, dy = p.cy - q.cy
-        return (dx * dx + dy * dy).squareRoot() < max(p.side, q.side) / 2
     }
 
     static func same(_ a: Symbol, _ b: Symbol) -> Bool {

@@ -19,8 +19,8 @@ enum EANVerifier {
 
     static func verify(_ s: Symbol, in frame: GrayFrame) -> Verdict {
         guard let layout = Layout(s), s.corners.count >= 2 else { return .cannotTell }
-        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-        let x0 = xs.min()!, x1 = xs.max()!, y0 = ys.min()!, y1 = ys.max()!
+        let b = s.bounds
+        let x0 = b.x, x1 = b.x + b.width, y0 = b.y, y1 = b.y + b.height
         let horizontal = (x1 - x0) >= (y1 - y0)
         if (horizontal ? x1 - x0 : y1 - y0) >= layout.modules {
             return check(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: true)

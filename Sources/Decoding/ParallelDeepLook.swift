@@ -55,8 +55,9 @@ extension DecodePipeline {
                 if k == lists.count { i += 1; k = 0 }
             }
             guard p < passes.count else { break }
-            let progress = i * lookers(passes[p], engines).count + k
+            // How far this pass is weighed, for a held read (`ParallelPasses.holds`).
             if run.shared.withLock({ s in
+                let progress = i * s.lookers[p] + k
                 defer { s.weighed = progress }
                 return s.weighing == p && s.weighed != progress
             }) { run.changed(by: 0) }

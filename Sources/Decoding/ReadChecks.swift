@@ -33,10 +33,9 @@ extension DecodePipeline {
     /// clipped paper.
     static func underGlare(_ frame: GrayFrame, around s: Symbol) -> Bool {
         guard s.corners.count >= 2 else { return false }
-        let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-        let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-        let my = max(8, w / 10 - h / 2)
-        let rect = PixelRect(x: xs.min()!, y: ys.min()! - my, width: w, height: h + 2 * my).clamped(width: frame.width, height: frame.height)
+        let b = s.bounds
+        let my = max(8, b.width / 10 - b.height / 2)
+        let rect = PixelRect(x: b.x, y: b.y - my, width: b.width, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
         return rect.width > 0 && rect.height > 0 && underGlare(frame.cropped(to: rect))
     }
 
@@ -117,9 +116,8 @@ extension DecodePipeline {
         symbols.filter { s in
             guard s.symbology.isEANFamily, s.corners.count == 4 else { return true }
             if fitting.contains(where: { $0.text == s.text && $0.corners == s.corners }) { return true }
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            let w = xs.max()! - xs.min()!, h = ys.max()! - ys.min()!
-            guard min(w, h) * 30 < max(w, h) else { return true }
+            let b = s.bounds
+            guard min(b.width, b.height) * 30 < max(b.width, b.height) else { return true }
             if case .misfit = EANVerifier.verify(s, in: frame) { return false }
             return true
         }
@@ -141,8 +139,7 @@ extension DecodePipeline {
             let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
             let length = (dx * dx + dy * dy).squareRoot()
             guard length >= 8 else { return true }
-            let xs = s.corners.map(\.x), ys = s.corners.map(\.y)
-            let cx = Double(xs.min()! + xs.max()!) / 2, cy = Double(ys.min()! + ys.max()!) / 2
+            let (cx, cy) = s.bounds.centre
             let half = Int(1.5 * length) + 16
             let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
             guard rect.width > 16, rect.height > 16 else { return true }
@@ -170,4 +167,28 @@ extension DecodePipeline {
             }
         }
     }
+}
+
+extension DecodePipeline {
+    /// Whether two reads lie in one place: their centres closer than half the longer side of
+    /// either's bounding box (`withoutOverlappingParts`' spans compare along one line only).
+    static func overlap(_ a: Symbol, _ b: Symbol) -> Bool {
+        guard !a.corners.isEmpty, !b.corners.isEmpty else { return false }
+        let p = a.bounds, q = b.bounds
+        let dx = p.centre.x - q.centre.x, dy = p.centre.y - q.centre.y
+        return (dx * dx + dy * dy).squareRoot() < Double(max(p.width, p.height, q.width, q.height)) / 2
+    }
+}
+
+extension Symbol {
+    /// The bounding box of the read's corners (at least one).
+    var bounds: PixelRect {
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return PixelRect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+    }
+}
+
+extension PixelRect {
+    /// The rectangle's centre.
+    var centre: (x: Double, y: Double) { (Double(2 * x + width) / 2, Double(2 * y + height) / 2) }
 }
