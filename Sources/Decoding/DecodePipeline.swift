@@ -140,10 +140,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public func deepLook(_ look: FirstLook, abandon: () -> Bool) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
-        for pass in passes {
+        for (p, pass) in passes.enumerated() {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
-            for transformed in pass.apply(region) {
+            for (i, transformed) in pass.apply(region).enumerated() {
+                doubts.image = (p, i)
                 var lists: [[Symbol]] = []
                 for looker in lookers {
                     if abandon() { return [] }
@@ -324,9 +325,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard Self.readsTwice(s), !s.corners.isEmpty else { return true }
         let family = Self.family(engine)
         if doubts.list.contains(where: { $0.family != family && Self.same($0.symbol, s) }) { return true }
+        // A code whose check character the engine checks (Code 128, Code 93) that the same
+        // engine read alike from another pass's image: two looks at differently made samples
+        // (a blurred code sharpened, then deconvolved) agree, as two engines would.
+        if [.code128, .code93].contains(s.symbology), let here = doubts.image,
+           doubts.list.contains(where: { d in d.family == family && d.image.map { $0 != here } == true && Self.same(d.symbol, s) }) {
+            return true
+        }
         let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others, enlarged: enlarged)
                                          : rereads(s, with: engine, in: frame)
-        if !ok { doubts.list.append((s, family)) }
+        if !ok { doubts.list.append((s, family, doubts.image)) }
         return ok
     }
 
@@ -358,7 +366,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
 
     /// Single-engine reads of one frame that were not accepted on their own.
     final class Doubts {
-        var list: [(symbol: Symbol, family: ObjectIdentifier)] = []
+        var list: [(symbol: Symbol, family: ObjectIdentifier, image: (pass: Int, index: Int)?)] = []
+        /// The deep pass's image being weighed (pass and image index; nil: the first look).
+        var image: (pass: Int, index: Int)?
     }
 
     /// The same read from the frame at half size: sampled anew, a real code reads the same,

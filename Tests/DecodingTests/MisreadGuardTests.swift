@@ -95,4 +95,34 @@ import Testing
         #expect(!DecodePipeline.overlap(code, apart))
         #expect(Set(pipeline.confirmed([[code, apart], [code, apart]], by: pipeline.engines, in: blank).map(\.text)) == ["07249969", "07249949"])
     }
+
+    /// A blurred Code 128 (seed 6262, Code-128-04-blur.jpg) that only zxing reads, from the
+    /// sharpened frame and from the deconvolved one, and never again from a crop of either:
+    /// two passes' images that agree count for a code whose check character zxing checks.
+    @Test func aCheckedCodeThatTwoPassesReadAlikeCounts() throws {
+        let frame = try ImageFile.load(Fixture.path("code128-blur.jpg"))
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == ["U8b82T"], "\(workers) workers")
+        }
+    }
+
+    /// The rule on reads alone: one engine's doubtful Code 128 or Code 93 read counts when the
+    /// same engine read it from another pass's image (not from the same image with another
+    /// threshold, and not in the first look); a code without a check character (Code 39) does not.
+    @Test func onlyAnotherImageOfTheSameEngineConfirmsACheckedCode() {
+        let pipeline = DecodePipeline()
+        let zxing = pipeline.engines[0]
+        let blank = GrayFrame(width: 400, height: 200, pixels: [UInt8](repeating: 200, count: 400 * 200))
+        let line = [PixelPoint(x: 60, y: 100), PixelPoint(x: 340, y: 100)]
+        for (symbology, counts) in [(Symbology.code128, true), (.code93, true), (.code39, false)] {
+            let read = Symbol(symbology: symbology, text: "U8B82T", corners: line)
+            let doubts = DecodePipeline.Doubts()
+            #expect(!pipeline.accepts(read, readBy: zxing, in: blank, doubts), "the first look: nothing reads it again")
+            doubts.image = (3, 0)
+            #expect(!pipeline.accepts(read, readBy: zxing, in: blank, doubts), "a first pass image")
+            #expect(!pipeline.accepts(read, readBy: pipeline.thresholdEngines[0], in: blank, doubts), "the same image, another threshold")
+            doubts.image = (5, 1)
+            #expect(pipeline.accepts(read, readBy: zxing, in: blank, doubts) == counts, "\(symbology): another pass's image")
+        }
+    }
 }
