@@ -144,7 +144,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
             for (i, transformed) in pass.apply(region).enumerated() {
-                doubts.image = (p, i)
+                doubts.image = PassImage(pass: p, index: i)
                 var lists: [[Symbol]] = []
                 for looker in lookers {
                     if abandon() { return [] }
@@ -328,8 +328,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // A code whose check character the engine checks (Code 128, Code 93) that the same
         // engine read alike from another pass's image: two looks at differently made samples
         // (a blurred code sharpened, then deconvolved) agree, as two engines would.
-        if [.code128, .code93].contains(s.symbology), let here = doubts.image,
-           doubts.list.contains(where: { d in d.family == family && d.image.map { $0 != here } == true && Self.same(d.symbol, s) }) {
+        if s.symbology == .code128 || s.symbology == .code93, doubts.image != nil,
+           doubts.list.contains(where: { $0.family == family && $0.image != nil && $0.image != doubts.image && Self.same($0.symbol, s) }) {
             return true
         }
         let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others, enlarged: enlarged)
@@ -366,9 +366,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
 
     /// Single-engine reads of one frame that were not accepted on their own.
     final class Doubts {
-        var list: [(symbol: Symbol, family: ObjectIdentifier, image: (pass: Int, index: Int)?)] = []
-        /// The deep pass's image being weighed (pass and image index; nil: the first look).
-        var image: (pass: Int, index: Int)?
+        var list: [(symbol: Symbol, family: ObjectIdentifier, image: PassImage?)] = []
+        /// The deep pass's image being weighed (nil: the first look).
+        var image: PassImage?
+    }
+
+    /// One image of a deep pass: the pass's place in the pass list, the image's in the pass's.
+    struct PassImage: Equatable {
+        var pass: Int, index: Int
     }
 
     /// The same read from the frame at half size: sampled anew, a real code reads the same,

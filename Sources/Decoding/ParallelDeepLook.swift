@@ -46,7 +46,7 @@ extension DecodePipeline {
                     continue
                 }
                 guard let lists, lists[k] != nil else { break }
-                doubts.image = (p, i)
+                doubts.image = PassImage(pass: p, index: i)
                 let symbols = weighSoFar(lists[...k].compactMap { $0 }, by: lookers(passes[p], engines), in: frames[i], doubts, region: look.region)
                 if !symbols.isEmpty {
                     found = Self.placed(symbols, in: look.region, at: look.origin)

@@ -118,10 +118,10 @@ import Testing
             let read = Symbol(symbology: symbology, text: "U8B82T", corners: line)
             let doubts = DecodePipeline.Doubts()
             #expect(!pipeline.accepts(read, readBy: zxing, in: blank, doubts), "the first look: nothing reads it again")
-            doubts.image = (3, 0)
+            doubts.image = .init(pass: 3, index: 0)
             #expect(!pipeline.accepts(read, readBy: zxing, in: blank, doubts), "a first pass image")
             #expect(!pipeline.accepts(read, readBy: pipeline.thresholdEngines[0], in: blank, doubts), "the same image, another threshold")
-            doubts.image = (5, 1)
+            doubts.image = .init(pass: 5, index: 1)
             #expect(pipeline.accepts(read, readBy: zxing, in: blank, doubts) == counts, "\(symbology): another pass's image")
         }
     }
