@@ -39,6 +39,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     let thresholdEngines: [ZXingDecoder]
     /// The Aztec rune reader, where Aztec is read: the last pass.
     let runeReaders: [any BarcodeDecoder]
+    /// zxing for the 2D codes alone (QR, DataMatrix, Aztec, PDF417, where read): the
+    /// `deblurredResampled` pass's reader.
+    let matrixReaders: [any BarcodeDecoder]
     /// The engines `whole` reads a turned-upright code with, by symbology: each reads only the
     /// code's own kind (Interleaved 2 of 5, Code 39, Codabar), the only reads `whole` asks about
     /// (a look for every symbology costs several times as much).
@@ -88,6 +91,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
         } : []
         runeReaders = symbologies.contains(.aztec) ? [AztecRuneReader()] : []
+        let matrix = symbologies.filter { !$0.isLinear }.intersection(ZXingDecoder.supported)
+        matrixReaders = order.contains(.zxing) && !matrix.isEmpty ? [ZXingDecoder(symbologies: matrix, name: "zxing-2d")] : []
         var kindReaders: [Symbology: [any BarcodeDecoder]] = [:]
         for kind in [[Symbology.itf, .itf14], [.code39], [.codabar]] where !symbologies.isDisjoint(with: kind) {
             let readers = order.map { engine -> any BarcodeDecoder in
@@ -179,6 +184,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // until they have found nothing).
         case .asIs: return [set[0]] + (passes.contains(.thresholds) ? thresholdEngines : []) + set.dropFirst()
         case .runes: return runeReaders
+        case .deblurredResampled: return matrixReaders
         // The glare image also with zxing's global histogram: there the code's greys are spread
         // between black and white, and one threshold splits a PDF417 that zxing's local windows,
         // half in the white around it, do not.
@@ -200,7 +206,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// already found to fit this image.
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
-        let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame))
+        let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
         return rules.apply(Self.withoutThinMisfits(found, in: frame, fitting: fitting))
     }
 
@@ -369,6 +375,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         var list: [(symbol: Symbol, family: ObjectIdentifier, image: PassImage?)] = []
         /// The deep pass's image being weighed (nil: the first look).
         var image: PassImage?
+        /// The confirmed reads of codes without a check character in the frame's images so far
+        /// (`whole`: a shorter read that one holds is a part of it).
+        var checked: [Symbol] = []
     }
 
     /// One image of a deep pass: the pass's place in the pass list, the image's in the pass's.

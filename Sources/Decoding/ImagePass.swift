@@ -31,7 +31,7 @@ public struct TransformedFrame {
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled
+    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled, deblurredResampled
     /// The frame as it is, for the engines the first look left out and zxing's other
     /// thresholds (`DecodePipeline.decode` on several threads: these looks run beside the first
     /// deep passes). In no quality's list.
@@ -46,8 +46,8 @@ public enum ImagePass: String, Sendable, CaseIterable {
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .sharpen, .enhancedRegions, .flatField, .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .resampled, .runes]
-        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .sharpen, .enhancedRegions, .flatField, .deblurred, .localRange, .highlights, .tiles, .upscale, .downscale, .resampled, .runes]
+        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .flatField, .sharpen, .enhancedRegions, .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .resampled, .deblurredResampled, .runes]
+        case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .flatField, .sharpen, .enhancedRegions, .deblurred, .localRange, .highlights, .tiles, .upscale, .downscale, .resampled, .deblurredResampled, .runes]
         }
     }
 
@@ -195,7 +195,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // sharpened (small Aztecs, whose bullseye the enlargement softens). One more look is one more chance of a misread that both engines
             // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
             // so an EAN/UPC read counts here only when its bars fit the image.
-            let scale = min(2.5, (Double(Self.resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
+            let scale = Self.resampledScale(frame)
             guard scale >= 1.25 else { return [] }
             let big = Self.cubic(frame, scale: scale)
             return [big, Self.cubic(Self.sharpen(frame), scale: scale), Self.highlighted(big), Self.sharpen(big)].map { image in
@@ -203,6 +203,16 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 t.eanMustFit = true
                 return t
             }
+        case .deblurredResampled:
+            // A 2D code both out of focus and small (or blurred, noisy and slanted): the
+            // `deblurred` frames enlarged as `resampled` enlarges the frame. Deconvolving gives
+            // the modules back their edges, and enlarging gives the detectors pixels enough to
+            // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReader`):
+            // a linear code has passes enough, and one more look at it is one more chance of
+            // a misread.
+            let scale = Self.resampledScale(frame)
+            guard scale >= 1.25 else { return [] }
+            return Self.lensBlurs.map { TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: $0), scale: scale), scale: 1 / scale) }
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.
@@ -218,6 +228,12 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// The most pixels the `resampled` pass enlarges a frame to (a 720p frame 2.5 times, a 1080p
     /// frame 1.7 times).
     static let resampledPixels = 6_000_000
+
+    /// How much `resampled` enlarges `frame`: 2.5 times, or less so that it has at most
+    /// `resampledPixels`.
+    static func resampledScale(_ frame: GrayFrame) -> Double {
+        min(2.5, (Double(resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
+    }
 
     /// The lens blurs (Gaussian sigma, pixels) the `deblurred` pass undoes.
     static let lensBlurs: [Double] = [1.5, 2.0]

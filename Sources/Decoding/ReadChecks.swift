@@ -133,38 +133,55 @@ extension DecodePipeline {
     /// - A dark stroke across an ITF code (a pen line, a fold) can start a read at the stroke. An
     ///   ITF read is dropped when the bars along its axis run on, without a quiet zone, past the
     ///   bars its digits have (`BarRun`): a part whose whole could not be read.
-    func whole(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
-        found.filter { s in
-            guard [.itf, .itf14, .code39, .codabar].contains(s.symbology), s.corners.count >= 2 else { return true }
-            let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
-            let length = (dx * dx + dy * dy).squareRoot()
-            guard length >= 8 else { return true }
-            let (cx, cy) = s.bounds.centre
-            let half = Int(1.5 * length) + 16
-            let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
-            guard rect.width > 16, rect.height > 16 else { return true }
-            let crop = frame.cropped(to: rect)
-            guard let bars = ImagePass.barAngle(crop) else { return true }
-            if [.itf, .itf14].contains(s.symbology),
-               let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
-               run > BarRun.itfBars(digits: s.text.count) + 3 {
-                return false
-            }
-            // The line's angle against the bars' normal, folded into 0 ... pi/2.
-            var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
-            off = min(off, Double.pi - off)
-            guard off > 0.12 else { return true }
-            let upright = ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: rect.x, originY: rect.y)
-            // A longer code of its kind read there, that holds this one's text: this was a part
-            // of it. Anything else (the same, a shorter part, nothing under a blur or a steep
-            // perspective) says nothing against it.
-            let text = s.text
-            return !(kindReaders[s.symbology] ?? engines).contains { engine in
-                engine.decode(upright.frame).contains { r in
-                    (r.symbology == s.symbology || [r.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
-                        && r.text.count > text.count && r.text.contains(text)
-                }
-            }
+    /// - A longer code of its kind that holds its text was read in the frame, by two engines or
+    ///   confirmed, in this image or in an earlier pass's (`doubts.checked`, whether or not it was
+    ///   kept there): a part that an image which cannot show the rest (glare stretched out of
+    ///   the quiet zone, bars cut at a region's edge) would let through.
+    func whole(_ found: [Symbol], in frame: GrayFrame, _ doubts: Doubts = Doubts()) -> [Symbol] {
+        doubts.checked += found.filter { Self.partKinds.contains($0.symbology) }
+        return found.filter { s in
+            guard Self.partKinds.contains(s.symbology), s.corners.count >= 2 else { return true }
+            if doubts.checked.contains(where: { Self.holds($0, s) }) { return false }
+            return isWhole(s, in: frame)
+        }
+    }
+
+    /// The codes without a check character that a part of one can be read as a code of its own.
+    static let partKinds: Set<Symbology> = [.itf, .itf14, .code39, .codabar]
+
+    /// Whether `longer` is a longer code of `s`'s kind (Interleaved 2 of 5 with or without the
+    /// ITF-14 length) whose text holds `s`'s.
+    static func holds(_ longer: Symbol, _ s: Symbol) -> Bool {
+        (longer.symbology == s.symbology || [longer.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
+            && longer.text.count > s.text.count && longer.text.contains(s.text)
+    }
+
+    /// `whole`'s two looks at one read.
+    private func isWhole(_ s: Symbol, in frame: GrayFrame) -> Bool {
+        let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
+        let length = (dx * dx + dy * dy).squareRoot()
+        guard length >= 8 else { return true }
+        let (cx, cy) = s.bounds.centre
+        let half = Int(1.5 * length) + 16
+        let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
+        guard rect.width > 16, rect.height > 16 else { return true }
+        let crop = frame.cropped(to: rect)
+        guard let bars = ImagePass.barAngle(crop) else { return true }
+        if [.itf, .itf14].contains(s.symbology),
+           let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
+           run > BarRun.itfBars(digits: s.text.count) + 3 {
+            return false
+        }
+        // The line's angle against the bars' normal, folded into 0 ... pi/2.
+        var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
+        off = min(off, Double.pi - off)
+        guard off > 0.12 else { return true }
+        let upright = ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: rect.x, originY: rect.y)
+        // A longer code of its kind read there, that holds this one's text: this was a part
+        // of it. Anything else (the same, a shorter part, nothing under a blur or a steep
+        // perspective) says nothing against it.
+        return !(kindReaders[s.symbology] ?? engines).contains { engine in
+            engine.decode(upright.frame).contains { Self.holds($0, s) }
         }
     }
 }

@@ -21,6 +21,10 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     /// are read, and zbar's look at a dark or noisy 1080p frame (174 ms on every line, most of
     /// a first look where zxing found nothing) costs a quarter.
     static let denseUpTo = 300_000
+    /// Images of more pixels than this (the `resampled` pass's enlargements of 720p and 1080p
+    /// frames) are scanned on every third line: the same codes read on every development set,
+    /// and a third less of the pass's zbar time.
+    static let sparseFrom = 3_000_000
 
     /// Makes a decoder that reports the `symbologies` zbar supports (others are ignored).
     public init(symbologies: Set<Symbology> = defaultSymbologies) {
@@ -44,8 +48,10 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
         return scanner.withLock { handle in
             // A large frame is scanned on every second line each way: a quarter of the work
             // (zbar chases every edge of a noisy or dark scene along every line), and a code
-            // still crosses many lines.
-            let density: Int32 = region.width * region.height > Self.denseUpTo ? 2 : 1
+            // still crosses many lines. An image of several megapixels (the `resampled` pass's
+            // enlargements: rows between the camera's rows) on every third line.
+            let pixels = region.width * region.height
+            let density: Int32 = pixels > Self.sparseFrom ? 3 : pixels > Self.denseUpTo ? 2 : 1
             // A scanner of its own for each image: zbar's EAN decoder keeps the halves it found
             // from one image to the next (a new scan does not clear them), so a half left over
             // from the previous frame could complete a code in this one (zxing-cpp's

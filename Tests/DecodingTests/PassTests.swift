@@ -128,11 +128,13 @@ import Testing
         #expect(DecodePipeline().decode(frame).map(\.text) == ["https://example.org/room-0353445"])
     }
 
-    /// A DataMatrix out of focus (the shared scenes' blur): read once deconvolved, and only then.
+    /// A DataMatrix out of focus (the shared scenes' blur): read once deconvolved (at its size
+    /// or enlarged), and only then.
     @Test func aBlurredDataMatrixIsReadOnceDeconvolved() throws {
         let frame = try ImageFile.load(Fixture.shared("scenes/DataMatrix-03-blur.png"))
-        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .deblurred })
+        let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { ![.deblurred, .deblurredResampled].contains($0) })
         #expect(without.decode(frame).isEmpty)
+        #expect(DecodePipeline(passes: [.deblurredResampled]).decode(frame).map(\.text) == ["tel:+49301haxednbqe8vbi"])
         #expect(DecodePipeline().decode(frame).map(\.text) == ["tel:+49301haxednbqe8vbi"])
     }
 

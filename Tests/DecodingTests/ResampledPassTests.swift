@@ -106,4 +106,22 @@ import Testing
         #expect(DecodePipeline(passes: [.resampled]).decode(frame).isEmpty)
         #expect(DecodePipeline().decode(frame).isEmpty)
     }
+
+    /// A blurred QR code at 640x480 (seed 5678's `QR-Code-04-blur.jpg`, `make-devset.py`) that
+    /// no pass reads alone: the frame deconvolved and then enlarged (`deblurredResampled`) does,
+    /// on one thread or two; the balanced passes without that one do not.
+    @Test func aBlurredSmallQRCodeReadsDeconvolvedAndEnlarged() throws {
+        let frame = try ImageFile.load(Fixture.path("qr-blur.jpg"))
+        let want = "https://example.org/parcel-84576444"
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == [want], "\(workers) workers")
+        }
+        let without = ImagePass.passes(for: .balanced).filter { $0 != .deblurredResampled }
+        #expect(DecodePipeline(passes: without).decode(frame).isEmpty)
+        // The pass reads 2D codes only: one more look at a linear code is one more chance of a misread.
+        let pipeline = DecodePipeline()
+        let readers = pipeline.lookers(.deblurredResampled, pipeline.engines).compactMap { $0 as? ZXingDecoder }
+        #expect(readers.count == 1 && readers.allSatisfy { $0.enabled.contains(.qrCode) && $0.enabled.allSatisfy { !$0.isLinear } })
+        #expect(DecodePipeline(symbologies: [.ean13, .code128]).lookers(.deblurredResampled, pipeline.engines).isEmpty)
+    }
 }

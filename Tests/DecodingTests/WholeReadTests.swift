@@ -43,4 +43,23 @@ import Testing
         #expect(DecodePipeline().whole([Self.read("12345678", from: frame.width / 2 - 130, to: frame.width / 2 + 130, y: y)], in: frame).map(\.text) == ["12345678"])
         #expect(DecodePipeline().whole([Self.read("3456", from: frame.width / 2 - 40, to: frame.width / 2 + 40, y: y)], in: frame).isEmpty)
     }
+
+    /// A part read where the image cannot tell (an even ground: no bars to count, no slant to
+    /// undo) still is one when a longer code of its kind that holds it was read in the frame,
+    /// in this image or an earlier pass's (seed 2026's turned ITF `06616576`: both engines read
+    /// it whole in the rotated crop, and `616576` along the slant; a glare-stretched image let
+    /// the part through).
+    @Test func aPartOfACodeReadEarlierInTheFrameStaysAPart() {
+        let blank = GrayFrame(width: 400, height: 200, pixels: [UInt8](repeating: 200, count: 400 * 200))
+        let pipeline = DecodePipeline()
+        let part = Self.read("616576", from: 120, to: 280, y: 100), whole = Self.read("06616576", from: 100, to: 300, y: 100)
+        #expect(pipeline.whole([part], in: blank).map(\.text) == ["616576"], "nothing says it is a part")
+        let doubts = DecodePipeline.Doubts()
+        #expect(pipeline.whole([whole], in: blank, doubts).map(\.text) == ["06616576"])
+        #expect(pipeline.whole([part], in: blank, doubts).isEmpty, "a later image's part")
+        #expect(pipeline.whole([Self.read("616576", .itf14, from: 120, to: 280, y: 100)], in: blank, doubts).isEmpty, "ITF-14 is ITF")
+        #expect(pipeline.whole([Self.read("9616576", .code39, from: 120, to: 280, y: 100)], in: blank, doubts).count == 1, "another kind")
+        // Both in one image: the part goes, the whole stays.
+        #expect(pipeline.whole([part, whole], in: blank).map(\.text) == ["06616576"])
+    }
 }
