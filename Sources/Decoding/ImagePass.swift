@@ -207,7 +207,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // A 2D code both out of focus and small (or blurred, noisy and slanted): the
             // `deblurred` frames enlarged as `resampled` enlarges the frame. Deconvolving gives
             // the modules back their edges, and enlarging gives the detectors pixels enough to
-            // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReader`):
+            // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReaders`):
             // a linear code has passes enough, and one more look at it is one more chance of
             // a misread.
             let scale = Self.resampledScale(frame)

@@ -72,8 +72,6 @@ extension DecodePipeline {
     /// ends with what the other begins with, three characters or more). Seed 3579's turned ITF
     /// of 63041682 reads as 630416 and 041682 that way. Both are dropped: neither is the code.
     static func withoutOverlappingParts(_ found: [Symbol]) -> [Symbol] {
-        let kinds: [Symbology] = [.itf, .itf14, .code39, .codabar]
-        func kind(_ s: Symbol) -> Int? { kinds.firstIndex(of: s.symbology).map { $0 <= 1 ? 0 : $0 } }
         func textsOverlap(_ a: String, _ b: String) -> Bool {
             if a.contains(b) || b.contains(a) { return true }
             let a = Array(a), b = Array(b)
@@ -99,7 +97,7 @@ extension DecodePipeline {
         var parts = Set<Int>()
         for i in found.indices {
             for j in found.indices where j > i {
-                guard let k = kind(found[i]), kind(found[j]) == k, found[i].text != found[j].text else { continue }
+                guard sameKindOfPart(found[i], found[j]), found[i].text != found[j].text else { continue }
                 if textsOverlap(found[i].text, found[j].text) && spansOverlap(found[i], found[j]) { parts.formUnion([i, j]) }
             }
         }
@@ -123,8 +121,9 @@ extension DecodePipeline {
         }
     }
 
-    /// The reads that are not a part of a longer code. Two ways a code without a check
-    /// character (Interleaved 2 of 5, Code 39, Codabar) gives a valid part of itself:
+    /// The reads that are not a part of a longer code. A code without a check character
+    /// (Interleaved 2 of 5, Code 39, Codabar) gives a valid part of itself two ways, and a read
+    /// is dropped on any of three signs:
     /// - A scan line that crosses the bars of a turned code obliquely leaves the code through its
     ///   top or bottom edge, and the part it crossed can be a code of its own (a 12-digit ITF read
     ///   as 8 of its digits). Such a read (its line more than 7° off the bars' normal) is dropped
@@ -149,11 +148,16 @@ extension DecodePipeline {
     /// The codes without a check character that a part of one can be read as a code of its own.
     static let partKinds: Set<Symbology> = [.itf, .itf14, .code39, .codabar]
 
-    /// Whether `longer` is a longer code of `s`'s kind (Interleaved 2 of 5 with or without the
-    /// ITF-14 length) whose text holds `s`'s.
+    /// Whether two reads are of one kind among `partKinds` (Interleaved 2 of 5 with or without
+    /// the ITF-14 length counts as one).
+    static func sameKindOfPart(_ a: Symbol, _ b: Symbol) -> Bool {
+        guard partKinds.contains(a.symbology), partKinds.contains(b.symbology) else { return false }
+        return a.symbology == b.symbology || [a.symbology, b.symbology].allSatisfy { [.itf, .itf14].contains($0) }
+    }
+
+    /// Whether `longer` is a longer code of `s`'s kind whose text holds `s`'s.
     static func holds(_ longer: Symbol, _ s: Symbol) -> Bool {
-        (longer.symbology == s.symbology || [longer.symbology, s.symbology].allSatisfy { [.itf, .itf14].contains($0) })
-            && longer.text.count > s.text.count && longer.text.contains(s.text)
+        sameKindOfPart(longer, s) && longer.text.count > s.text.count && longer.text.contains(s.text)
     }
 
     /// `whole`'s two looks at one read.
