@@ -5,8 +5,9 @@ import Glibc
 #endif
 
 /// An MQTT connection through libmosquitto, on libmosquitto's own network thread: connects in
-/// the background, reconnects with exponential backoff (1 s up to 30 s) while the broker is
-/// away, and reports through its callbacks (on that thread). Publishing is safe from any thread.
+/// the background, reconnects with growing waits while the broker is away (1, 4, 9, then every
+/// 10 s: a restarted broker is in use again within 10 s), and reports through its callbacks
+/// (on that thread). Publishing is safe from any thread.
 public final class MQTTClient: @unchecked Sendable {
     public struct Settings: Sendable {
         public var host: String
@@ -66,6 +67,10 @@ public final class MQTTClient: @unchecked Sendable {
         init(_ callbacks: Callbacks) { self.callbacks = callbacks }
     }
 
+    /// The longest wait between two connection attempts, in seconds (libmosquitto's waits
+    /// grow as the square of the attempt: 1, 4, 9, then this).
+    static let reconnectMax: UInt32 = 10
+
     private static let library: Void = { _ = mosquitto_lib_init() }()
 
     /// Sets up the connection (nothing is sent until `start`). Throws for settings libmosquitto
@@ -90,7 +95,7 @@ public final class MQTTClient: @unchecked Sendable {
         }
         do {
             _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
-            try check("mosquitto_reconnect_delay_set", mosquitto_reconnect_delay_set(mosq, 1, 30, true))
+            try check("mosquitto_reconnect_delay_set", mosquitto_reconnect_delay_set(mosq, 1, Self.reconnectMax, true))
             if let username = settings.username {
                 try check("mosquitto_username_pw_set", mosquitto_username_pw_set(mosq, username, settings.password))
             }
