@@ -51,8 +51,10 @@ public enum ImagePass: String, Sendable, CaseIterable {
         }
     }
 
-    /// The transformed images to try, in order (none when the pass does not apply).
-    public func apply(_ frame: GrayFrame) -> [TransformedFrame] {
+    /// The transformed images to try, in order (none when the pass does not apply). `made`:
+    /// images of this frame made by an earlier pass, to use again (the deconvolved frames of
+    /// `deblurred`, that `deblurredResampled` enlarges).
+    public func apply(_ frame: GrayFrame, made: MadeImages? = nil) -> [TransformedFrame] {
         switch self {
         case .thresholds, .runes, .asIs:
             // The frame as it is: the pipeline reads it with zxing's other binarizers, or with
@@ -109,7 +111,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
             // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
             // the dense regions' crops read half as many.)
-            return Self.lensBlurs.map { TransformedFrame(frame: Self.deblurred(frame, sigma: $0), scale: 1) }
+            return Self.lensBlurs.map { TransformedFrame(frame: Self.deblurred(frame, sigma: $0, made: made), scale: 1) }
         case .enhancedRegions:
             // Regions of the contrast-stretched, sharpened image: dark or blurred small codes.
             return ImagePass.regions.apply(Self.sharpen(Self.stretch(frame) ?? frame))
@@ -212,7 +214,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // a misread.
             let scale = Self.resampledScale(frame)
             guard scale >= 1.25 else { return [] }
-            return Self.lensBlurs.map { TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: $0), scale: scale), scale: 1 / scale) }
+            return Self.lensBlurs.map { TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: $0, made: made), scale: scale), scale: 1 / scale) }
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.
@@ -233,6 +235,12 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// `resampledPixels`.
     static func resampledScale(_ frame: GrayFrame) -> Double {
         min(2.5, (Double(resampledPixels) / Double(max(1, frame.width * frame.height))).squareRoot())
+    }
+
+    /// `frame` deconvolved for a lens blur of `sigma`, made once a frame where `made` keeps it.
+    static func deblurred(_ frame: GrayFrame, sigma: Double, made: MadeImages?) -> GrayFrame {
+        guard let made else { return deblurred(frame, sigma: sigma) }
+        return made.image("deblurred \(sigma)") { deblurred(frame, sigma: sigma) }
     }
 
     /// The lens blurs (Gaussian sigma, pixels) the `deblurred` pass undoes.
@@ -413,5 +421,22 @@ public enum ImagePass: String, Sendable, CaseIterable {
             }
         }
         return GrayFrame(width: w, height: h, pixels: out)
+    }
+}
+
+/// The images a frame's passes made, by name, for a later pass to use again: one frame's
+/// deep look keeps them (its passes may be made on several threads).
+public final class MadeImages: @unchecked Sendable {
+    private let images = Locked<[String: GrayFrame]>([:])
+
+    public init() {}
+
+    /// The image named `name`, made by `make` the first time it is asked for. (Two threads
+    /// asking at once may both make it; the images are the same.)
+    func image(_ name: String, make: () -> GrayFrame) -> GrayFrame {
+        if let image = images.withLock({ $0[name] }) { return image }
+        let image = make()
+        images.withLock { $0[name] = image }
+        return image
     }
 }

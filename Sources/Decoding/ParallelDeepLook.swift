@@ -80,6 +80,8 @@ final class ParallelDeepLook: @unchecked Sendable {
     let shared: Locked<ParallelPasses>
     let wake: [DispatchSemaphore]
     let finished = DispatchSemaphore(value: 0)
+    /// Images one pass made that a later one uses again.
+    let made = MadeImages()
 
     init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
         self.pipeline = pipeline
@@ -108,7 +110,7 @@ final class ParallelDeepLook: @unchecked Sendable {
         switch shared.withLock({ $0.next() }) {
         case .make(let p):
             let pass = steps[p]
-            let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region)
+            let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region, made: made)
             shared.withLock { $0.made(p, frames) }
         case .read(let p, let i, let k, let t):
             let list = pipeline.lookers(steps[p], engines(me))[k].decode(t.frame)

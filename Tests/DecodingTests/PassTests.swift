@@ -138,6 +138,30 @@ import Testing
         #expect(DecodePipeline().decode(frame).map(\.text) == ["tel:+49301haxednbqe8vbi"])
     }
 
+    /// The deconvolved frames are read by zxing alone (zbar, where it is the only engine), and
+    /// made once a frame: `deblurredResampled` enlarges the images `deblurred` made.
+    @Test func theDeconvolvedFramesAreMadeOnceAndReadByZXing() throws {
+        let pipeline = DecodePipeline()
+        let readers = pipeline.lookers(.deblurred, pipeline.engines)
+        #expect(readers.count == 1 && readers.allSatisfy { $0 is ZXingDecoder })
+        let zbarOnly = DecodePipeline(engines: [.zbar])
+        #expect(zbarOnly.lookers(.deblurred, zbarOnly.engines).map { $0 is ZBarDecoder } == [true])
+
+        let frame = try ImageFile.load(Fixture.shared("scenes/DataMatrix-03-blur.png"))
+        let made = MadeImages()
+        let deblurred = ImagePass.deblurred.apply(frame, made: made)
+        #expect(deblurred.count == ImagePass.lensBlurs.count)
+        var madeAgain = 0
+        for (sigma, image) in zip(ImagePass.lensBlurs, deblurred) {
+            let kept = made.image("deblurred \(sigma)") { madeAgain += 1; return frame }
+            #expect(kept.packedPixels() == image.frame.packedPixels())
+        }
+        #expect(madeAgain == 0, "kept, not made again")
+        let enlarged = ImagePass.deblurredResampled.apply(frame, made: made)
+        let fresh = ImagePass.deblurredResampled.apply(frame)
+        #expect(enlarged.count == 2 && enlarged.map { $0.frame.packedPixels() } == fresh.map { $0.frame.packedPixels() })
+    }
+
     /// The Wiener taps: symmetric, summing to one, a peak at the centre with negative lobes
     /// beside it (edges made steeper); a Gaussian blurred edge deconvolved is steeper.
     @Test func theDeconvolutionSteepensABlurredEdge() {
