@@ -187,7 +187,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         case .runes: return runeReaders
         case .deblurredResampled: return matrixReaders
         // The deconvolved frames by zxing alone: in a census of which look first reads each
-        // of 2,124 generated and shared images, zbar read none of them, and its looks there
+        // of 2,192 generated and shared images, zbar read none of them, and its looks there
         // cost as much as zxing's.
         case .deblurred:
             let zxing = set.filter { $0 is ZXingDecoder }
