@@ -94,7 +94,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         let matrix = symbologies.filter { !$0.isLinear }.intersection(ZXingDecoder.supported)
         matrixReaders = order.contains(.zxing) && !matrix.isEmpty ? [ZXingDecoder(symbologies: matrix, name: "zxing-2d")] : []
         var kindReaders: [Symbology: [any BarcodeDecoder]] = [:]
-        for kind in [[Symbology.itf, .itf14], [.code39], [.codabar]] where !symbologies.isDisjoint(with: kind) {
+        for kind in Self.partKindGroups where !symbologies.isDisjoint(with: kind) {
             let readers = order.map { engine -> any BarcodeDecoder in
                 engine == .zxing ? ZXingDecoder(symbologies: Set(kind)) : ZBarDecoder(symbologies: Set(kind))
             }

@@ -239,8 +239,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
 
     /// `frame` deconvolved for a lens blur of `sigma`, made once a frame where `made` keeps it.
     static func deblurred(_ frame: GrayFrame, sigma: Double, made: MadeImages?) -> GrayFrame {
-        guard let made else { return deblurred(frame, sigma: sigma) }
-        return made.image("deblurred \(sigma)") { deblurred(frame, sigma: sigma) }
+        made?.deblurred(sigma: sigma) { deblurred(frame, sigma: sigma) } ?? deblurred(frame, sigma: sigma)
     }
 
     /// The lens blurs (Gaussian sigma, pixels) the `deblurred` pass undoes.
@@ -424,19 +423,19 @@ public enum ImagePass: String, Sendable, CaseIterable {
     }
 }
 
-/// The images a frame's passes made, by name, for a later pass to use again: one frame's
-/// deep look keeps them (its passes may be made on several threads).
+/// Images of one frame that a pass made and a later pass uses again (the deconvolved frames,
+/// by lens blur): one frame's deep look keeps them (its passes may be made on several threads).
 public final class MadeImages: @unchecked Sendable {
-    private let images = Locked<[String: GrayFrame]>([:])
+    private let deblurred = Locked<[Double: GrayFrame]>([:])
 
     public init() {}
 
-    /// The image named `name`, made by `make` the first time it is asked for. (Two threads
-    /// asking at once may both make it; the images are the same.)
-    func image(_ name: String, make: () -> GrayFrame) -> GrayFrame {
-        if let image = images.withLock({ $0[name] }) { return image }
+    /// The frame deconvolved for `sigma`, made by `make` the first time it is asked for. (Two
+    /// threads asking at once may both make it; the images are the same.)
+    func deblurred(sigma: Double, make: () -> GrayFrame) -> GrayFrame {
+        if let image = deblurred.withLock({ $0[sigma] }) { return image }
         let image = make()
-        images.withLock { $0[name] = image }
+        deblurred.withLock { $0[sigma] = image }
         return image
     }
 }

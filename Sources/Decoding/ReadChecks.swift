@@ -145,14 +145,16 @@ extension DecodePipeline {
         }
     }
 
-    /// The codes without a check character that a part of one can be read as a code of its own.
-    static let partKinds: Set<Symbology> = [.itf, .itf14, .code39, .codabar]
+    /// Interleaved 2 of 5, with or without the ITF-14 length: one kind.
+    static let itfKinds: Set<Symbology> = [.itf, .itf14]
+    /// The codes without a check character that a part of one can be read as a code of its
+    /// own, by kind (`kindReaders` reads each kind alone).
+    static let partKindGroups: [Set<Symbology>] = [itfKinds, [.code39], [.codabar]]
+    static let partKinds: Set<Symbology> = partKindGroups.reduce([]) { $0.union($1) }
 
-    /// Whether two reads are of one kind among `partKinds` (Interleaved 2 of 5 with or without
-    /// the ITF-14 length counts as one).
+    /// Whether two reads are of one kind among `partKindGroups`.
     static func sameKindOfPart(_ a: Symbol, _ b: Symbol) -> Bool {
-        guard partKinds.contains(a.symbology), partKinds.contains(b.symbology) else { return false }
-        return a.symbology == b.symbology || [a.symbology, b.symbology].allSatisfy { [.itf, .itf14].contains($0) }
+        partKindGroups.contains { $0.contains(a.symbology) && $0.contains(b.symbology) }
     }
 
     /// Whether `longer` is a longer code of `s`'s kind whose text holds `s`'s.
@@ -171,7 +173,7 @@ extension DecodePipeline {
         guard rect.width > 16, rect.height > 16 else { return true }
         let crop = frame.cropped(to: rect)
         guard let bars = ImagePass.barAngle(crop) else { return true }
-        if [.itf, .itf14].contains(s.symbology),
+        if Self.itfKinds.contains(s.symbology),
            let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
            run > BarRun.itfBars(digits: s.text.count) + 3 {
             return false

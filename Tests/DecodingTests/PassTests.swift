@@ -153,7 +153,7 @@ import Testing
         #expect(deblurred.count == ImagePass.lensBlurs.count)
         var madeAgain = 0
         for (sigma, image) in zip(ImagePass.lensBlurs, deblurred) {
-            let kept = made.image("deblurred \(sigma)") { madeAgain += 1; return frame }
+            let kept = made.deblurred(sigma: sigma) { madeAgain += 1; return frame }
             #expect(kept.packedPixels() == image.frame.packedPixels())
         }
         #expect(madeAgain == 0, "kept, not made again")
