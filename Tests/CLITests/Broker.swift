@@ -97,6 +97,13 @@ final class Broker {
         await ChildProcess.reap(p)
     }
 
+    /// How many PUBLISH packets on `topic` the broker has received from `client` (its log, all
+    /// runs of this broker folder).
+    func received(from client: String, topic: String) -> Int {
+        let log = (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").count { $0.contains("Received PUBLISH from \(client) (") && $0.contains("'\(topic)'") }
+    }
+
     /// The retained message on `topic` (waits up to 2 s).
     func retained(_ topic: String, extra: [String] = []) async throws -> String? {
         let p = Process()

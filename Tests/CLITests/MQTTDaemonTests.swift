@@ -161,8 +161,14 @@ import Testing
         daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: nil)
         #expect(await sub.wait(20) { Self.complete(sub.resultSequences, upTo: total + afterRestart) },
                 "\(sub.resultSequences) of \(total + afterRestart)\n\(daemon.logText)")
-        let dupes = sub.resultSequences.count - Set(sub.resultSequences).count
-        #expect(dupes <= 3, "at least once, rarely twice: \(dupes) duplicates")
+        // At least once, rarely twice, from the daemon: the broker's log counts what the daemon
+        // published. (The subscriber may see more copies: a broker stopped before it read the
+        // subscriber's acknowledgements sends those messages again after its restart, as MQTT's
+        // QoS 1 asks; that is the broker's doing, not the daemon's.)
+        let distinct = Set(sub.resultSequences).count
+        var published = 0
+        _ = await sub.wait(5) { published = broker.received(from: "k3", topic: "scand/k3/result"); return published >= distinct }
+        #expect((distinct...distinct + 3).contains(published), "at least once, rarely twice: the daemon published \(published) messages for \(distinct) results\n\(daemon.logText)")
         await daemon.stop()
     }
 
