@@ -193,8 +193,14 @@ struct Run: AsyncParsableCommand {
         // by itself); the watchdog is pinged by the kiosk loop only while it is healthy.
         let systemd = SystemdNotifier.fromProcess()
         let watchdog = Task {
-            try? await Task.sleep(for: .milliseconds(200)) // the first camera state is known by then
-            let first = await runtime.status
+            // READY with the first camera state (the camera opens on its own after start; a slow
+            // one, or a loaded board, takes longer than a moment): waited for up to 5 s, then
+            // READY all the same, and the kiosk goes on waiting for the camera by itself.
+            var first = await runtime.status
+            for _ in 0..<250 where first.camera == .starting {
+                try? await Task.sleep(for: .milliseconds(20))
+                first = await runtime.status
+            }
             systemd.notify("READY=1\nSTATUS=camera \(first.camera.name), torch \(first.torch.rawValue)")
             guard let interval = systemd.watchdogInterval else { return }
             var lastCamera = first.camera

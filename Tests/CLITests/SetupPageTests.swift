@@ -232,7 +232,13 @@ import Glibc
         let daemon = try Daemon()
         #expect(await daemon.ready(), "\(daemon.logText)")
         let port = daemon.port
-        let status = try Self.get(port, "/api/status")
+        // The camera comes up on its own after start: on a loaded machine the first answer may
+        // still say "starting".
+        var status = try Self.get(port, "/api/status")
+        for _ in 0..<250 where !status.text.contains("\"camera\":\"available\"") {
+            try await Task.sleep(for: .milliseconds(20))
+            status = try Self.get(port, "/api/status")
+        }
         #expect(status.status == 200)
         #expect(status.text.contains("\"camera\":\"available\"") && status.text.contains("\"viewport\":[0.15,0.3,0.7,0.5]"), "\(status.text)")
         let page = try Self.get(port, "/")
