@@ -152,12 +152,7 @@ final class Subscriber {
 
     /// Waits up to `seconds` for `condition`.
     func wait(_ seconds: Double = 10, until condition: () async throws -> Bool) async rethrows -> Bool {
-        let end = Date().addingTimeInterval(seconds)
-        while Date() < end {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return try await condition()
+        try await Poll.until(seconds, condition)
     }
 }
 

@@ -50,9 +50,7 @@ import Glibc
         var logText: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
         func logged(_ text: String, within seconds: Double = 20) async -> Bool {
-            let end = Date().addingTimeInterval(seconds)
-            while Date() < end, !logText.contains(text) { try? await Task.sleep(for: .milliseconds(20)) }
-            return logText.contains(text)
+            await Poll.until(seconds) { logText.contains(text) }
         }
 
         /// Waits until the daemon started and its listeners are up.
@@ -234,11 +232,8 @@ import Glibc
         let port = daemon.port
         // The camera comes up on its own after start: on a loaded machine the first answer may
         // still say "starting".
-        var status = try Self.get(port, "/api/status")
-        for _ in 0..<250 where !status.text.contains("\"camera\":\"available\"") {
-            try await Task.sleep(for: .milliseconds(20))
-            status = try Self.get(port, "/api/status")
-        }
+        _ = await Poll.until(5) { (try? Self.get(port, "/api/status"))?.text.contains("\"camera\":\"available\"") == true }
+        let status = try Self.get(port, "/api/status")
         #expect(status.status == 200)
         #expect(status.text.contains("\"camera\":\"available\"") && status.text.contains("\"viewport\":[0.15,0.3,0.7,0.5]"), "\(status.text)")
         let page = try Self.get(port, "/")

@@ -1,5 +1,18 @@
 import Foundation
 
+/// Waits for what a child process does in its own time.
+enum Poll {
+    /// Asks `condition` every 20 ms for up to `seconds`; its last answer.
+    static func until(_ seconds: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while Date() < end {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try await condition()
+    }
+}
+
 /// Runs the built `scand` binary and collects what it prints.
 struct Run {
     var status: Int32

@@ -1,0 +1,198 @@
+import ScanCore
+import ScanHardware
+
+/// Whether a read stands: a 2D code or a code with a mandatory check character on its own; a
+/// linear code (and a PDF417 that spent its error correction) when another engine reads it too,
+/// or its own engine again from new samples, or its bars fit the image (EAN/UPC). The reads of
+/// one frame that were not accepted wait in `Doubts` for a later look that confirms them.
+extension DecodePipeline {
+    /// A linear read that only `family`'s engine made, read again by an engine of another
+    /// family from a crop around it: alike, it is checked within the frame (`verifiedInFrame`)
+    /// and the kiosk need not wait for a second frame. A few milliseconds, paid only when a code
+    /// is found.
+    func checkedTwice(_ s: Symbol, readBy family: ObjectIdentifier, in frame: GrayFrame) -> Symbol {
+        guard checksReadsInFrame, s.symbology.isLinear, !s.verifiedInFrame, s.corners.count >= 2 else { return s }
+        var s = s
+        s.verifiedInFrame = engines.contains { Self.family($0) != family && rereads(s, with: $0, in: frame, resample: false) }
+        return s
+    }
+
+    /// A first-look read that needs no second engine: a 2D code (its own error correction), a
+    /// Code 128 or Code 93 (mandatory check characters, checked by the engine), an EAN/UPC
+    /// whose bars fit the image, or a PDF417 with error correction to spare or that its engine
+    /// reads again from a resampled crop (`readsTwice`; no other engine reads PDF417).
+    func standsAlone(_ s: Symbol, in frame: GrayFrame) -> Bool {
+        switch s.symbology {
+        case .code128, .code93: return true
+        case .pdf417: return !Self.readsTwice(s) || s.corners.count < 2 || rereads(s, with: engines[0], in: frame)
+        default: return s.symbology.isEANFamily ? s.verifiedInFrame || EANVerifier.verify(s, in: frame) == .fits : !s.symbology.isLinear
+        }
+    }
+
+    /// Whether a read of one engine alone must be confirmed (`accepts`): a linear code, and a
+    /// PDF417 that spent all its error correction (or whose engine does not say). Damaged past
+    /// what its check words mend (small codes get 8), a PDF417 may be "corrected" into another
+    /// valid message: zxing-cpp 3.1 reads a blurred, noisy, slanted PDF417 of
+    /// "locker-54037243476" as "VFXZXKR-@WHBI-TWQY", all its correction spent, and the same code
+    /// cropped reads as nothing or as the right text. A real read reads again.
+    static func readsTwice(_ s: Symbol) -> Bool {
+        s.symbology.isLinear || (s.symbology == .pdf417 && (s.spareErrorCorrection ?? 0) <= 0)
+    }
+
+    /// The results of `lookers` (one list each, in order) merged, where a linear code that no
+    /// other engine read must be accepted on its own (`accepts`). zxing with another binarizer is
+    /// still zxing: its reads confirm nothing zxing read.
+    func confirmed(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts = Doubts(),
+                   enlarged: Double = 1) -> [Symbol] {
+        guard lists.count > 1 else { return merge(lists).map { checkedTwice($0, readBy: Self.family(lookers[0]), in: frame) } }
+        var kept = lists
+        for (i, list) in lists.enumerated() {
+            let family = Self.family(lookers[i])
+            let others = lists.indices.filter { Self.family(lookers[$0]) != family }.flatMap { lists[$0] }
+            kept[i] = list.compactMap { s in
+                guard Self.readsTwice(s), !s.corners.isEmpty else { return s }
+                var s = s
+                // One engine that reads two different EAN/UPC codes in one place contradicts
+                // itself (a line across the code: the scan lines beside it read the code, those
+                // along it another valid one, and the other engine may read both alike): neither
+                // counts from this image, nor as a doubt.
+                if s.symbology.isEANFamily, list.contains(where: { $0.symbology.isEANFamily && !Self.same($0, s) && Self.overlap($0, s) }) {
+                    return nil
+                }
+                // Two engines alike: checked within the frame.
+                if others.contains(where: { Self.same($0, s) }) { s.verifiedInFrame = true; return s }
+                return accepts(s, readBy: lookers[i], in: frame, doubts, besides: others, enlarged: enlarged) ? checkedTwice(s, readBy: family, in: frame) : nil
+            }
+        }
+        return merge(kept)
+    }
+
+    /// A linear code (or a PDF417: `readsTwice`) that one engine alone read. An EAN/UPC read
+    /// must fit the bars in the image (`EANVerifier`); if it does not, a zxing read may still
+    /// count (zxing's EAN/UPC reader checks each digit's bars and seldom misreads): a
+    /// full-length EAN-13/UPC-A when no other engine reads a different EAN/UPC in the frame,
+    /// otherwise (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the
+    /// frame at half size. zbar's EAN/UPC reads of blurred codes, the misreads this stops, must
+    /// fit. Any other linear code, a PDF417 (or an EAN/UPC the image cannot judge) must read the
+    /// same again from a resampled crop. A read that fails is kept as a doubt: when a different
+    /// engine reads the same in a later pass of the same frame, both count.
+    func accepts(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
+                 besides others: [Symbol] = [], enlarged: Double = 1) -> Bool {
+        guard Self.readsTwice(s), !s.corners.isEmpty else { return true }
+        let family = Self.family(engine)
+        if doubts.list.contains(where: { $0.family != family && Self.same($0.symbol, s) }) { return true }
+        // A code whose check character the engine checks (Code 128, Code 93) that the same
+        // engine read alike from another pass's image: two looks at differently made samples
+        // (a blurred code sharpened, then deconvolved) agree, as two engines would.
+        if s.symbology == .code128 || s.symbology == .code93, doubts.image != nil,
+           doubts.list.contains(where: { $0.family == family && $0.image != nil && $0.image != doubts.image && Self.same($0.symbol, s) }) {
+            return true
+        }
+        let ok = s.symbology.isEANFamily ? acceptsEAN(s, readBy: engine, in: frame, doubts, besides: others, enlarged: enlarged)
+                                         : rereads(s, with: engine, in: frame)
+        if !ok { doubts.list.append((s, family, doubts.image)) }
+        return ok
+    }
+
+    private func acceptsEAN(_ s: Symbol, readBy engine: any BarcodeDecoder, in frame: GrayFrame, _ doubts: Doubts,
+                            besides others: [Symbol], enlarged: Double) -> Bool {
+        let family = Self.family(engine)
+        let fromZXing = engine is ZXingDecoder
+        let fullLength = [.ean13, .upcA, .isbn13].contains(s.symbology)
+        let contradicted = (others + doubts.list.filter { $0.family != family }.map(\.symbol))
+            .contains { $0.symbology.isEANFamily && !Self.same($0, s) }
+        switch EANVerifier.verify(s, in: frame) {
+        case .fits: return true
+        case .misfit(let by):
+            // A short code (UPC-E, EAN-8) from an enlarged crop must read again at half its
+            // camera size: a glare or a line that hides a bar turns one into another valid code,
+            // and the crop halved once gives back the same samples. A full-length code keeps the
+            // one halving: its six more digits make such a chance read rare.
+            return by.isFinite && fromZXing && ((fullLength && !contradicted)
+                || readsAtHalfSize(s, with: engine, in: frame, enlarged: fullLength ? 1 : enlarged))
+        case .cannotTell:
+            return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
+                || rereads(s, with: engine, in: frame)
+        }
+    }
+
+    /// Which engine a decoder is: decoders of one type (zxing with another binarizer) share
+    /// their misreads, so one cannot confirm the other.
+    static func family(_ engine: any BarcodeDecoder) -> ObjectIdentifier { ObjectIdentifier(type(of: engine)) }
+
+    /// Single-engine reads of one frame that were not accepted on their own.
+    final class Doubts {
+        var list: [(symbol: Symbol, family: ObjectIdentifier, image: PassImage?)] = []
+        /// The deep pass's image being weighed (nil: the first look).
+        var image: PassImage?
+        /// The confirmed reads of codes without a check character in the frame's images so far
+        /// (`whole`: a shorter read that one holds is a part of it).
+        var checked: [Symbol] = []
+    }
+
+    /// One image of a deep pass: the pass's place in the pass list, the image's in the pass's.
+    struct PassImage: Equatable {
+        var pass: Int, index: Int
+    }
+
+    /// The same read from the frame at half size: sampled anew, a real code reads the same,
+    /// and a read that another engine contradicts has to. `enlarged`: a frame that is an
+    /// enlargement (a crop at twice its size) is halved until it is half its camera size (halved
+    /// once, it would only give back the camera's samples, and a misread with them).
+    func readsAtHalfSize(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame, enlarged: Double = 1) -> Bool {
+        var half = frame, factor = 2 * max(1, enlarged)
+        while factor >= 2 {
+            guard half.width >= 64, half.height >= 32 else { return false }
+            half = ImagePass.halve(half)
+            factor /= 2
+        }
+        return engine.decode(half).contains { Self.same($0, s) }
+    }
+
+    /// Whether `engine` reads `s` again from a crop around it, resampled (`resample`: the same
+    /// engine's second look needs new samples) or as it is (another engine's look is new anyway).
+    func rereads(_ s: Symbol, with engine: any BarcodeDecoder, in frame: GrayFrame, resample: Bool = true) -> Bool {
+        let rect = Self.area(around: s, in: frame, sides: 4)
+        guard rect.width > 8, rect.height > 8 else { return false }
+        let crop = frame.cropped(to: rect)
+        guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
+        // Two resamplings, either of which confirms: the crop enlarged twice (halved when it is
+        // large), and at three quarters of its size (other samples again, and a wider look for
+        // the local threshold: a glare spot that hid bars from the enlarged crop). The cheaper
+        // first: an enlarged crop has four times the pixels and often is not needed.
+        let large = crop.width * crop.height > 400_000
+        let looks: [() -> GrayFrame] = [
+            { large ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
+            { ImagePass.scaled(crop, by: 0.75) },
+        ]
+        return (large ? looks : looks.reversed()).contains { look in engine.decode(look()).contains { Self.same($0, s) } }
+    }
+
+    /// The area around a read (at least one corner) that a second look crops: its bounding box
+    /// widened by 1/`sides` of its width (at least 16 pixels) each side and by half its height
+    /// and 8 pixels (at least 16) above and below, within the frame.
+    static func area(around s: Symbol, in frame: GrayFrame, sides: Int) -> PixelRect {
+        let b = s.bounds
+        let mx = max(16, b.width / sides), my = max(16, b.height / 2 + 8)
+        return PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my)
+            .clamped(width: frame.width, height: frame.height)
+    }
+
+    /// One list from the engines' lists: the same payload found twice is one symbol (the first
+    /// engine's, which carries the AIM identifier).
+    func merge(_ lists: [[Symbol]]) -> [Symbol] {
+        var out: [Symbol] = []
+        for list in lists {
+            for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
+        }
+        return out
+    }
+
+    static func same(_ a: Symbol, _ b: Symbol) -> Bool {
+        if a.bytes == b.bytes { return true }
+        // UPC-A is EAN-13 with a leading 0; UPC-E may come expanded.
+        let ta = a.text, tb = b.text
+        return "0" + ta == tb || "0" + tb == ta || UPC.expandUPCE(ta).map { $0 == tb || "0" + $0 == tb } == true
+            || UPC.expandUPCE(tb).map { $0 == ta || "0" + $0 == ta } == true
+    }
+}
