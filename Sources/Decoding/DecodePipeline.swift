@@ -149,14 +149,20 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         for (p, pass) in passes.enumerated() {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
-            for (i, transformed) in pass.apply(region, made: made).enumerated() {
-                doubts.image = PassImage(pass: p, index: i)
-                var lists: [[Symbol]] = []
-                for looker in lookers {
-                    if abandon() { return [] }
-                    lists.append(looker.decode(transformed.frame))
-                    let found = weighSoFar(lists, by: lookers, in: transformed, doubts, region: region)
-                    if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
+            // A pass's images a group at a time: those after a read are not made.
+            var i = 0
+            for make in pass.makers(region, made: made) {
+                if abandon() { return [] }
+                for transformed in make() {
+                    doubts.image = PassImage(pass: p, index: i)
+                    i += 1
+                    var lists: [[Symbol]] = []
+                    for looker in lookers {
+                        if abandon() { return [] }
+                        lists.append(looker.decode(transformed.frame))
+                        let found = weighSoFar(lists, by: lookers, in: transformed, doubts, region: region)
+                        if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }
+                    }
                 }
             }
         }

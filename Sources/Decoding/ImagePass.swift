@@ -55,7 +55,66 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// images of this frame made by an earlier pass, to use again (the deconvolved frames of
     /// `deblurred`, that `deblurredResampled` enlarges).
     public func apply(_ frame: GrayFrame, made: MadeImages? = nil) -> [TransformedFrame] {
+        makers(frame, made: made).flatMap { $0() }
+    }
+
+    /// A pass's images (`apply`'s, in the same order) in groups, each made only when called:
+    /// the deep look makes a group once the images before it have read nothing, so a code read
+    /// from a pass's first image does not pay for the rest (the `resampled` pass's four
+    /// enlargements, one deconvolution for each lens blur), and on several threads the groups of
+    /// one pass are made at once.
+    public func makers(_ frame: GrayFrame, made: MadeImages? = nil) -> [@Sendable () -> [TransformedFrame]] {
         switch self {
+        case .deblurred:
+            // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
+            // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
+            // the dense regions' crops read half as many.)
+            return Self.lensBlurs.map { sigma in { [TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)] } }
+        case .resampled:
+            // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
+            // (`cubic`), as it is and sharpened first (`sharpen`): each module edge lands at
+            // another phase of the engines' sampling, and their local thresholds' blocks span
+            // fewer modules. Small, noisy, slanted and upside-down 2D codes are read in the
+            // first, blurred QR codes and blurred or hard linear codes in the second, that no
+            // other pass reads; the third is the first under the `highlights` curve (Aztec and
+            // PDF417 under glare, too small to read at their size), the fourth the first
+            // sharpened (small Aztecs, whose bullseye the enlargement softens). One more look is one more chance of a misread that both engines
+            // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
+            // so an EAN/UPC read counts here only when its bars fit the image.
+            let scale = Self.resampledScale(frame)
+            guard scale >= 1.25 else { return [] }
+            let made = made ?? MadeImages()
+            let big: @Sendable () -> GrayFrame = { made.image(.enlarged) { Self.cubic(frame, scale: scale) } }
+            let looks: [@Sendable () -> GrayFrame] = [big, { Self.cubic(Self.sharpen(frame), scale: scale) }, { Self.highlighted(big()) }, { Self.sharpen(big()) }]
+            return looks.map { look in
+                {
+                    var t = TransformedFrame(frame: look(), scale: 1 / scale)
+                    t.eanMustFit = true
+                    return [t]
+                }
+            }
+        case .deblurredResampled:
+            // A 2D code both out of focus and small (or blurred, noisy and slanted): the
+            // `deblurred` frames enlarged as `resampled` enlarges the frame. Deconvolving gives
+            // the modules back their edges, and enlarging gives the detectors pixels enough to
+            // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReaders`):
+            // a linear code has passes enough, and one more look at it is one more chance of
+            // a misread.
+            let scale = Self.resampledScale(frame)
+            guard scale >= 1.25 else { return [] }
+            return Self.lensBlurs.map { sigma in
+                { [TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: sigma, made: made), scale: scale), scale: 1 / scale)] }
+            }
+        default:
+            return [{ self.images(frame, made: made) }]
+        }
+    }
+
+    /// All of a pass's images at once (`makers` splits the costly ones into groups).
+    private func images(_ frame: GrayFrame, made: MadeImages?) -> [TransformedFrame] {
+        switch self {
+        case .deblurred, .resampled, .deblurredResampled:
+            return makers(frame, made: made).flatMap { $0() }
         case .thresholds, .runes, .asIs:
             // The frame as it is: the pipeline reads it with zxing's other binarizers, or with
             // the Aztec rune reader (`AztecRuneReader`), which zxing 1.4 lacks, or with the
@@ -107,11 +166,6 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // brightest tones spread over the whole range (`highlightCurve`), so the engines'
             // threshold falls just under white, where the clipped edges still are.
             return [TransformedFrame(frame: Self.highlighted(frame), scale: 1)]
-        case .deblurred:
-            // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
-            // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
-            // the dense regions' crops read half as many.)
-            return Self.lensBlurs.map { TransformedFrame(frame: Self.deblurred(frame, sigma: $0, made: made), scale: 1) }
         case .enhancedRegions:
             // Regions of the contrast-stretched, sharpened image: dark or blurred small codes.
             return ImagePass.regions.apply(Self.sharpen(Self.stretch(frame) ?? frame))
@@ -186,35 +240,6 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 y += step
             }
             return out
-        case .resampled:
-            // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
-            // (`cubic`), as it is and sharpened first (`sharpen`): each module edge lands at
-            // another phase of the engines' sampling, and their local thresholds' blocks span
-            // fewer modules. Small, noisy, slanted and upside-down 2D codes are read in the
-            // first, blurred QR codes and blurred or hard linear codes in the second, that no
-            // other pass reads; the third is the first under the `highlights` curve (Aztec and
-            // PDF417 under glare, too small to read at their size), the fourth the first
-            // sharpened (small Aztecs, whose bullseye the enlargement softens). One more look is one more chance of a misread that both engines
-            // make alike (zxing-cpp's `upca-4/6.png` reads as another EAN-13 in both at 2.5x),
-            // so an EAN/UPC read counts here only when its bars fit the image.
-            let scale = Self.resampledScale(frame)
-            guard scale >= 1.25 else { return [] }
-            let big = Self.cubic(frame, scale: scale)
-            return [big, Self.cubic(Self.sharpen(frame), scale: scale), Self.highlighted(big), Self.sharpen(big)].map { image in
-                var t = TransformedFrame(frame: image, scale: 1 / scale)
-                t.eanMustFit = true
-                return t
-            }
-        case .deblurredResampled:
-            // A 2D code both out of focus and small (or blurred, noisy and slanted): the
-            // `deblurred` frames enlarged as `resampled` enlarges the frame. Deconvolving gives
-            // the modules back their edges, and enlarging gives the detectors pixels enough to
-            // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReaders`):
-            // a linear code has passes enough, and one more look at it is one more chance of
-            // a misread.
-            let scale = Self.resampledScale(frame)
-            guard scale >= 1.25 else { return [] }
-            return Self.lensBlurs.map { TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: $0, made: made), scale: scale), scale: 1 / scale) }
         case .smallUpscale:
             // A small crop or image (a viewport, a low-resolution camera) enlarged: thin bars
             // and small modules get pixels enough.
@@ -424,18 +449,32 @@ public enum ImagePass: String, Sendable, CaseIterable {
 }
 
 /// Images of one frame that a pass made and a later pass uses again (the deconvolved frames,
-/// by lens blur): one frame's deep look keeps them (its passes may be made on several threads).
+/// by lens blur; the `resampled` pass's enlargement): one frame's deep look keeps them (its
+/// passes' images may be made on several threads). Each is made once: a thread that asks for
+/// an image another thread is making waits for it.
 public final class MadeImages: @unchecked Sendable {
-    private let deblurred = Locked<[Double: GrayFrame]>([:])
+    enum Kind: Hashable { case deblurred(Double), enlarged }
+    private let images = Locked<[Kind: Locked<GrayFrame?>]>([:])
 
     public init() {}
 
-    /// The frame deconvolved for `sigma`, made by `make` the first time it is asked for. (Two
-    /// threads asking at once may both make it; the images are the same.)
-    func deblurred(sigma: Double, make: () -> GrayFrame) -> GrayFrame {
-        if let image = deblurred.withLock({ $0[sigma] }) { return image }
-        let image = make()
-        deblurred.withLock { $0[sigma] = image }
-        return image
+    /// The image of `kind`, made by `make` the first time it is asked for.
+    func image(_ kind: Kind, make: () -> GrayFrame) -> GrayFrame {
+        let slot = images.withLock { all in
+            if let slot = all[kind] { return slot }
+            let slot = Locked<GrayFrame?>(nil)
+            all[kind] = slot
+            return slot
+        }
+        // Held while it is made: a second asker waits instead of making it again.
+        return slot.withLock { image in
+            if let image { return image }
+            let made = make()
+            image = made
+            return made
+        }
     }
+
+    /// The frame deconvolved for `sigma`, made by `make` the first time it is asked for.
+    func deblurred(sigma: Double, make: () -> GrayFrame) -> GrayFrame { image(.deblurred(sigma), make: make) }
 }

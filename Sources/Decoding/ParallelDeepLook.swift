@@ -35,9 +35,13 @@ extension DecodePipeline {
         reading: while p < passes.count {
             // Weigh every engine's read of every image, in order.
             while p < passes.count {
-                let (frames, lists) = run.shared.withLock { s in (s.frames[p], s.frames[p] != nil && i < s.reads[p].count ? s.reads[p][i] : nil) }
+                let (frames, complete, lists) = run.shared.withLock { s in
+                    (s.frames[p], s.complete(p), s.frames[p] != nil && i < s.reads[p].count ? s.reads[p][i] : nil)
+                }
                 guard let frames else { break }
                 if i >= frames.count {
+                    // The pass's next group of images is still being made.
+                    guard complete else { break }
                     p += 1; i = 0; k = 0
                     // Jobs of one more pass may be handed out now.
                     let weighing = p
@@ -81,7 +85,10 @@ final class ParallelDeepLook: @unchecked Sendable {
     let wake: [DispatchSemaphore]
     let finished = DispatchSemaphore(value: 0)
     /// Images one pass made that a later one uses again.
-    let made = MadeImages()
+    let made: MadeImages
+    /// Each pass's groups of images (`ImagePass.makers`; one group of none where no engine
+    /// reads the pass or it does not apply).
+    let makers: [[@Sendable () -> [TransformedFrame]]]
 
     init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
         self.pipeline = pipeline
@@ -95,7 +102,13 @@ final class ParallelDeepLook: @unchecked Sendable {
         let holds = zip(steps, lookers).map { step, set -> Int? in
             step == .asIs && set.count > 2 ? set.count - 1 : nil
         }
-        shared = Locked(ParallelPasses(lookers: lookers.map(\.count), holds: holds, ahead: ahead))
+        let made = MadeImages()
+        self.made = made
+        makers = zip(steps, lookers).map { step, set in
+            let groups = set.isEmpty ? [] : step.makers(region, made: made)
+            return groups.isEmpty ? [{ [] }] : groups
+        }
+        shared = Locked(ParallelPasses(lookers: lookers.map(\.count), groups: makers.map(\.count), holds: holds, ahead: ahead))
         wake = (0...pipeline.workers).map { _ in DispatchSemaphore(value: 0) }
     }
 
@@ -108,10 +121,9 @@ final class ParallelDeepLook: @unchecked Sendable {
     /// Does one job for thread `me`; false when there was none to take.
     func work(_ me: Int) -> Bool {
         switch shared.withLock({ $0.next() }) {
-        case .make(let p):
-            let pass = steps[p]
-            let frames = pipeline.lookers(pass, engines(me)).isEmpty ? [] : pass.apply(region, made: made)
-            shared.withLock { $0.made(p, frames) }
+        case .make(let p, let m):
+            let frames = makers[p][m]()
+            shared.withLock { $0.made(p, m, frames) }
         case .read(let p, let i, let k, let t):
             let list = pipeline.lookers(steps[p], engines(me))[k].decode(t.frame)
             shared.withLock { $0.reads[p][i][k] = list }
@@ -139,18 +151,26 @@ final class ParallelDeepLook: @unchecked Sendable {
     }
 }
 
-/// The jobs of a parallel deep look: which passes' images are made, which images are read by
-/// which engine, and what to hand out next.
+/// The jobs of a parallel deep look: which passes' images are made (a group at a time,
+/// `ImagePass.makers`), which images are read by which engine, and what to hand out next.
 struct ParallelPasses {
-    enum Job { case make(Int), read(Int, Int, Int, TransformedFrame), wait, over }
+    /// Make pass `p`'s group `m` of images; read pass `p`'s image `i` with engine `k`.
+    enum Job { case make(Int, Int), read(Int, Int, Int, TransformedFrame), wait, over }
     /// How many engines read each pass's images.
     let lookers: [Int]
+    /// How many groups each pass's images are made in.
+    let groups: [Int]
+    /// Each pass's groups of images as they are made (nil: not yet).
+    var groupsMade: [[[TransformedFrame]?]]
+    /// Each pass's images that can be read: its groups in order up to the first not yet made
+    /// (nil: not even its first group is made).
     var frames: [[TransformedFrame]?]
     /// Each pass's images' reads, one list an engine.
     var reads: [[[[Symbol]?]]]
     /// How many reads of each pass are handed out (image by image, engine by engine).
     var taken: [Int]
-    var nextPass = 0
+    /// The next group to hand out: `nextGroup` of pass `nextPass`.
+    var nextPass = 0, nextGroup = 0
     var stopped = false
     /// The pass being weighed: jobs go no further than `ahead` passes after it (a job that would
     /// only be thrown away when this pass has a code is not started, and cannot delay the end).
@@ -162,36 +182,56 @@ struct ParallelPasses {
     /// that image before it are weighed (nil: none waits).
     let holds: [Int?]
 
-    init(lookers: [Int], holds: [Int?]? = nil, ahead: Int = 1) {
+    /// `groups`: how many groups each pass's images come in (one each when not given).
+    init(lookers: [Int], groups: [Int]? = nil, holds: [Int?]? = nil, ahead: Int = 1) {
         self.lookers = lookers
+        self.groups = (groups ?? Array(repeating: 1, count: lookers.count)).map { max(1, $0) }
         self.holds = holds ?? Array(repeating: nil, count: lookers.count)
         self.ahead = max(1, ahead)
+        groupsMade = self.groups.map { Array(repeating: nil, count: $0) }
         frames = Array(repeating: nil, count: lookers.count)
         reads = Array(repeating: [], count: lookers.count)
         taken = Array(repeating: 0, count: lookers.count)
     }
 
-    mutating func made(_ p: Int, _ images: [TransformedFrame]) {
-        frames[p] = images
-        reads[p] = Array(repeating: Array(repeating: nil, count: lookers[p]), count: images.count)
+    /// Whether every group of pass `p` is made.
+    func complete(_ p: Int) -> Bool { groupsMade[p].allSatisfy { $0 != nil } }
+
+    /// Pass `p`'s only group made.
+    mutating func made(_ p: Int, _ images: [TransformedFrame]) { made(p, 0, images) }
+
+    /// Group `m` of pass `p` made: the pass's images that can be read grow by every group now
+    /// made in order.
+    mutating func made(_ p: Int, _ m: Int, _ images: [TransformedFrame]) {
+        guard groupsMade[p].indices.contains(m), groupsMade[p][m] == nil else { return }
+        groupsMade[p][m] = images
+        var ready: [TransformedFrame] = []
+        for group in groupsMade[p] {
+            guard let group else { break }
+            ready += group
+        }
+        guard m == 0 || frames[p] != nil else { return }
+        let before = frames[p]?.count ?? 0
+        frames[p] = ready
+        reads[p] += Array(repeating: Array(repeating: nil, count: lookers[p]), count: ready.count - before)
     }
 
     /// The next pass's images made, and the first reads of its first image in (its first
     /// engines' reads, which were made elsewhere): their jobs are not handed out.
     mutating func given(_ p: Int, _ images: [TransformedFrame], reads known: [[Symbol]]) {
-        guard p == nextPass, !images.isEmpty, known.count <= lookers[p] else { return }
-        made(p, images)
+        guard p == nextPass, nextGroup == 0, groups[p] == 1, !images.isEmpty, known.count <= lookers[p] else { return }
+        made(p, 0, images)
         for (k, list) in known.enumerated() { reads[p][0][k] = list }
         taken[p] = known.count
         nextPass = p + 1
     }
 
-    /// The earliest read not yet handed out, else the next pass to make; `wait` while nothing
-    /// can be handed out now but more may come, `over` when nothing more will.
+    /// The earliest read not yet handed out, else the next group of images to make; `wait` while
+    /// nothing can be handed out now but more may come, `over` when nothing more will.
     mutating func next() -> Job {
         guard !stopped else { return .over }
         let reach = min(frames.count, weighing + 1 + ahead)
-        for p in 0..<min(nextPass, reach) {
+        for p in 0..<min(nextPass + 1, reach) {
             if let images = frames[p], taken[p] < images.count * lookers[p] {
                 if let hold = holds[p], taken[p] % lookers[p] == hold, p > weighing || (p == weighing && weighed < taken[p]) { return .wait }
                 taken[p] += 1
@@ -200,15 +240,19 @@ struct ParallelPasses {
             }
         }
         if nextPass < reach {
-            nextPass += 1
-            return .make(nextPass - 1)
+            let job = Job.make(nextPass, nextGroup)
+            nextGroup += 1
+            if nextGroup == groups[nextPass] { nextPass += 1; nextGroup = 0 }
+            return job
         }
         return moreMayCome ? .wait : .over
     }
 
-    /// Whether any job may still be handed out: a pass not yet made (or being made), or a read
+    /// Whether any job may still be handed out: a group not yet made (or being made), or a read
     /// not yet taken.
     var moreMayCome: Bool {
-        !stopped && (nextPass < frames.count || frames.indices.contains { p in taken[p] < (frames[p].map { $0.count * lookers[p] } ?? 1) })
+        !stopped && (nextPass < frames.count || frames.indices.contains { p in
+            !complete(p) || taken[p] < (frames[p]?.count ?? 0) * lookers[p]
+        })
     }
 }

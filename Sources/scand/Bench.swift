@@ -17,7 +17,7 @@ import Glibc
 /// `scand bench`: measurements, reported as ratios against a reference from the same run.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, SpeechBench.self, NoCodeBench.self, RegionsTool.self, ContrastTool.self, FrameTool.self])
+        abstract: "Benchmarks.", subcommands: [KioskLatency.self, ConvertBench.self, DecodeBench.self, SoakBench.self, SpeechBench.self, NoCodeBench.self, PassesBench.self, RegionsTool.self, ContrastTool.self, FrameTool.self])
 }
 
 extension TriggerMode: ExpressibleByArgument {}
@@ -303,6 +303,63 @@ struct ConvertBench: ParsableCommand {
         var samples: [Double] = []
         for _ in 0..<max(n, 1) { samples.append(clock.measure(body).milliseconds) }
         return samples.sorted()[samples.count / 2]
+    }
+}
+
+/// What making each deep pass's images costs (`ImagePass.apply`), against the first engine's
+/// read of the same frame, for one image of each frame size given.
+struct PassesBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "passes", abstract: "The cost of making each deep pass's images, ms per frame.")
+
+    @Option(help: "Repetitions per measurement (the median counts).")
+    var repeats = 9
+
+    @Option(help: "Decode quality whose passes are measured: fast, balanced or accurate.")
+    var quality = "balanced"
+
+    @Flag(help: "Instead of timing, print a digest (FNV-1a) of each pass's images for every file: a change to the image filters that should keep every pixel shows the same digests before and after.")
+    var digests = false
+
+    @Argument(help: "Image files (the first of each size is measured).")
+    var files: [String]
+
+    func run() throws {
+        if digests {
+            for file in files {
+                let frame = try ImageFile.load(file)
+                let made = MadeImages()
+                for pass in ImagePass.passes(for: DecodeQuality(rawValue: quality) ?? .balanced) {
+                    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+                    for t in pass.apply(frame, made: made) {
+                        for v in [t.frame.width, t.frame.height, t.offsetX, t.offsetY] { hash = (hash ^ UInt64(truncatingIfNeeded: v)) &* 0x100_0000_01b3 }
+                        t.frame.withUnsafeBytes { p in
+                            for y in 0..<t.frame.height {
+                                for x in 0..<t.frame.width { hash = (hash ^ UInt64(p[y * t.frame.stride + x])) &* 0x100_0000_01b3 }
+                            }
+                        }
+                    }
+                    print("\(file) \(pass.rawValue) \(String(hash, radix: 16))")
+                }
+            }
+            return
+        }
+        var frames: [GrayFrame] = []
+        for file in files {
+            let frame = try ImageFile.load(file)
+            if !frames.contains(where: { $0.width == frame.width && $0.height == frame.height }) { frames.append(frame) }
+        }
+        let passes = ImagePass.passes(for: DecodeQuality(rawValue: quality) ?? .balanced)
+        let zxing = ZXingDecoder(symbologies: Set(Symbology.allCases))
+        print(padded("pass", 20) + frames.map { padded("\($0.width)x\($0.height)", 20, right: true) }.joined())
+        let reads = frames.map { frame in ConvertBench.time(repeats) { _ = zxing.decode(frame) } }
+        print(padded("zxing read (ref)", 20) + reads.map { padded(fixed($0, 2) + " ms", 20, right: true) }.joined())
+        var total = Array(repeating: 0.0, count: frames.count)
+        for pass in passes {
+            let ms = frames.map { frame in ConvertBench.time(repeats) { _ = pass.apply(frame, made: MadeImages()) } }
+            for k in ms.indices { total[k] += ms[k] }
+            print(padded(pass.rawValue, 20) + zip(ms, reads).map { padded(fixed($0, 2) + " ms " + fixed($0 / $1, 2) + "x", 20, right: true) }.joined())
+        }
+        print(padded("all", 20) + zip(total, reads).map { padded(fixed($0, 2) + " ms " + fixed($0 / $1, 2) + "x", 20, right: true) }.joined())
     }
 }
 

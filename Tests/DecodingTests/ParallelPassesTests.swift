@@ -31,8 +31,8 @@ import Testing
     @Test func theJobsGoInPassOrderAndNoFurtherThanOnePassAhead() {
         // Four passes; pass 1's images are read by two engines.
         var jobs = ParallelPasses(lookers: [1, 2, 1, 1])
-        guard case .make(0) = jobs.next() else { Issue.record("first: make pass 0"); return }
-        guard case .make(1) = jobs.next() else { Issue.record("then: make pass 1"); return }
+        guard case .make(0, 0) = jobs.next() else { Issue.record("first: make pass 0"); return }
+        guard case .make(1, 0) = jobs.next() else { Issue.record("then: make pass 1"); return }
         // Pass 2 is two ahead of the pass being weighed (0): not yet.
         guard case .wait = jobs.next() else { Issue.record("wait while passes 0 and 1 are made"); return }
         let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
@@ -48,7 +48,7 @@ import Testing
         guard case .wait = jobs.next() else { Issue.record("pass 2 waits for pass 0 to be weighed"); return }
         #expect(jobs.reads[1].count == 2 && jobs.reads[1][0].count == 2)
         jobs.weighing = 1
-        guard case .make(2) = jobs.next() else { Issue.record("then pass 2"); return }
+        guard case .make(2, 0) = jobs.next() else { Issue.record("then pass 2"); return }
         jobs.stopped = true
         guard case .over = jobs.next() else { Issue.record("stopped: over"); return }
         #expect(!jobs.moreMayCome)
@@ -62,12 +62,40 @@ import Testing
         jobs.given(0, [blank], reads: [[]])
         #expect(jobs.reads[0][0][0] != nil && jobs.reads[0][0][1] == nil)
         guard case .read(0, 0, 1, _) = jobs.next() else { Issue.record("the second engine's read of pass 0"); return }
-        guard case .make(1) = jobs.next() else { Issue.record("then pass 1"); return }
-        guard case .make(2) = jobs.next() else { Issue.record("and pass 2: two ahead of pass 0"); return }
+        guard case .make(1, 0) = jobs.next() else { Issue.record("then pass 1"); return }
+        guard case .make(2, 0) = jobs.next() else { Issue.record("and pass 2: two ahead of pass 0"); return }
         guard case .wait = jobs.next() else { Issue.record("pass 3 waits"); return }
         // Given out of turn (pass 1 is being made): ignored.
         jobs.given(1, [blank], reads: [[]])
         #expect(jobs.frames[1] == nil)
+    }
+
+    /// A pass made in groups (`ImagePass.makers`): each group is a job of its own, the groups of
+    /// one pass handed out together; its images are read in order as the groups before them
+    /// are in, and the pass is weighed to its end only when every group is made.
+    @Test func aPassInGroupsIsReadAsItsGroupsComeInOrder() {
+        var jobs = ParallelPasses(lookers: [1, 2], groups: [1, 3])
+        let blank = TransformedFrame(frame: GrayFrame(width: 1, height: 1, pixels: [0]), scale: 1)
+        guard case .make(0, 0) = jobs.next() else { Issue.record("make pass 0"); return }
+        guard case .make(1, 0) = jobs.next() else { Issue.record("pass 1's first group"); return }
+        guard case .make(1, 1) = jobs.next() else { Issue.record("its second"); return }
+        guard case .make(1, 2) = jobs.next() else { Issue.record("its third"); return }
+        guard case .wait = jobs.next() else { Issue.record("all handed out: wait"); return }
+        // The second group is made first: nothing of pass 1 can be read before the first.
+        jobs.made(1, 1, [blank])
+        #expect(jobs.frames[1] == nil && !jobs.complete(1))
+        guard case .wait = jobs.next() else { Issue.record("the second group waits for the first"); return }
+        jobs.made(1, 0, [blank, blank])
+        #expect(jobs.frames[1]?.count == 3 && jobs.reads[1].count == 3 && !jobs.complete(1))
+        guard case .read(1, 0, 0, _) = jobs.next() else { Issue.record("pass 1's first image"); return }
+        for _ in 0..<5 { _ = jobs.next() }
+        guard case .wait = jobs.next() else { Issue.record("three images, two engines: six reads, then wait"); return }
+        #expect(jobs.moreMayCome, "the third group is still being made")
+        jobs.made(1, 2, [])
+        jobs.made(0, 0, [])
+        #expect(jobs.complete(1) && jobs.frames[1]?.count == 3)
+        guard case .over = jobs.next() else { Issue.record("everything read: over"); return }
+        #expect(!jobs.moreMayCome)
     }
 
     /// zbar's look at the region as it is (the last engine of the given pass) waits until the
@@ -84,7 +112,7 @@ import Testing
         guard case .wait = jobs.next() else { Issue.record("one quick read still to weigh"); return }
         jobs.weighed = 3
         guard case .read(0, 0, 3, _) = jobs.next() else { Issue.record("both weighed: the slow read"); return }
-        guard case .make(1) = jobs.next() else { Issue.record("then pass 1"); return }
+        guard case .make(1, 0) = jobs.next() else { Issue.record("then pass 1"); return }
     }
 
     /// The frames with nothing for the first engine: two threads (the second engine's look beside

@@ -1,5 +1,6 @@
 import Glibc
 @testable import Decoding
+import Dispatch
 import ImageLoading
 import ScanCore
 import ScanHardware
@@ -162,6 +163,53 @@ import Testing
         #expect(enlarged.count == 2 && enlarged.map { $0.frame.packedPixels() } == fresh.map { $0.frame.packedPixels() })
     }
 
+    /// The costly passes come in groups, made one at a time (a code read from the first image
+    /// spares the rest): the same images as `apply`, in the same order; the enlargement that
+    /// three of `resampled`'s images start from is made once, whichever group asks first.
+    @Test func theCostlyPassesAreMadeInGroupsOfTheSameImages() throws {
+        let frame = try ImageFile.load(Fixture.shared("scenes/DataMatrix-03-blur.png")).cropped(to: PixelRect(x: 700, y: 300, width: 320, height: 240))
+        for (pass, groups) in [(ImagePass.resampled, 4), (.deblurred, 2), (.deblurredResampled, 2), (.sharpen, 1), (.regions, 1)] {
+            let made = MadeImages()
+            let makers = pass.makers(frame, made: made)
+            #expect(makers.count == groups, "\(pass)")
+            // Made last group first: the same images all the same.
+            let images = makers.reversed().map { $0() }.reversed().flatMap { $0 }
+            let all = pass.apply(frame)
+            #expect(images.map { $0.frame.packedPixels() } == all.map { $0.frame.packedPixels() }, "\(pass)")
+            #expect(images.map(\.scale) == all.map(\.scale) && images.map(\.eanMustFit) == all.map(\.eanMustFit), "\(pass)")
+        }
+        let made = MadeImages()
+        let makers = ImagePass.resampled.makers(frame, made: made)
+        _ = makers[3]()
+        _ = makers[2]()
+        var madeAgain = 0
+        let big = made.image(.enlarged) { madeAgain += 1; return frame }
+        #expect(madeAgain == 0 && big.packedPixels() == makers[0]()[0].frame.packedPixels())
+        // A frame too large to enlarge: no groups.
+        #expect(ImagePass.resampled.makers(GrayFrame(width: 3000, height: 2000, pixels: [UInt8](repeating: 0, count: 6_000_000))).isEmpty)
+    }
+
+    /// Two threads asking at once for an image neither has made: it is made once, and both get it.
+    @Test func anImageAskedForByTwoThreadsIsMadeOnce() {
+        let made = MadeImages()
+        let count = Locked(0)
+        let frame = GrayFrame(width: 4, height: 4, pixels: [UInt8](repeating: 7, count: 16))
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            #expect(spawnThread {
+                _ = made.deblurred(sigma: 1.5) {
+                    count.withLock { $0 += 1 }
+                    usleep(50_000)
+                    return frame
+                }
+                done.signal()
+            })
+        }
+        done.wait()
+        done.wait()
+        #expect(count.withLock { $0 } == 1)
+    }
+
     /// The Wiener taps: symmetric, summing to one, a peak at the centre with negative lobes
     /// beside it (edges made steeper); a Gaussian blurred edge deconvolved is steeper.
     @Test func theDeconvolutionSteepensABlurredEdge() {
@@ -239,6 +287,98 @@ import Testing
                 }
             }
             #expect(fast.all == plain, "angle \(angle) factor \(factor)")
+        }
+    }
+
+    /// Frames of odd sizes (rows that are no whole number of SIMD lanes) and a crop whose
+    /// stride is not its width.
+    func oddFrames() -> [GrayFrame] {
+        [randomFrame(1, 1, seed: 1), randomFrame(3, 2, seed: 2), randomFrame(7, 5, seed: 3), randomFrame(64, 33, seed: 4),
+         randomFrame(45, 41, seed: 5), randomFrame(80, 60, seed: 6).cropped(to: PixelRect(x: 3, y: 4, width: 61, height: 39))]
+    }
+
+    @Test func sharpenIsThePlainUnsharpMask() {
+        for f in oddFrames() {
+            let integral = IntegralImage(f)
+            var plain: [UInt8] = []
+            for y in 0..<f.height {
+                for x in 0..<f.width {
+                    let v = Int(f[x, y])
+                    plain.append(UInt8(max(0, min(255, v + (3 * (v - integral.mean(x: x, y: y, radius: 2))) / 2))))
+                }
+            }
+            #expect(ImagePass.sharpen(f).all == plain, "\(f.width)x\(f.height)")
+        }
+    }
+
+    @Test func deblurredIsThePlainDeconvolution() {
+        for f in oddFrames().filter({ $0.width > 16 && $0.height > 16 }) {
+            for sigma in ImagePass.lensBlurs {
+                let taps = ImagePass.wienerTaps(sigma: sigma), r = taps.count / 2, w = f.width, h = f.height
+                let smooth = ImagePass.boxBlurred(f, radius: 1)
+                var across = [Float](repeating: 0, count: w * h)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        var v: Float = 0
+                        for (k, t) in taps.enumerated() { v += t * Float(smooth[y * w + max(0, min(w - 1, x + k - r))]) }
+                        across[y * w + x] = v
+                    }
+                }
+                var plain: [UInt8] = []
+                for y in 0..<h {
+                    for x in 0..<w {
+                        var v: Float = 0
+                        for (k, t) in taps.enumerated() { v += t * across[max(0, min(h - 1, y + k - r)) * w + x] }
+                        plain.append(UInt8(max(0, min(255, v.rounded()))))
+                    }
+                }
+                #expect(ImagePass.deblurred(f, sigma: sigma).all == plain, "\(w)x\(h), sigma \(sigma)")
+            }
+        }
+    }
+
+    @Test func cubicIsThePlainBicubic() {
+        for f in oddFrames() {
+            for scale in [2.5, 1.7, 0.8] {
+                let fast = ImagePass.cubic(f, scale: scale)
+                let (cx, wx) = ImagePass.cubicTaps(count: fast.width, source: f.width, scale: scale)
+                let (cy, wy) = ImagePass.cubicTaps(count: fast.height, source: f.height, scale: scale)
+                func across(_ x: Int, _ y: Int) -> Float {
+                    (0..<4).reduce(Float(0)) { $0 + wx[4 * x + $1] * Float(f[cx[4 * x + $1], y]) }
+                }
+                var plain: [UInt8] = []
+                for y in 0..<fast.height {
+                    for x in 0..<fast.width {
+                        let v = (0..<4).reduce(Float(0)) { $0 + wy[4 * y + $1] * across(x, cy[4 * y + $1]) }
+                        plain.append(UInt8(max(0, min(255, v + 0.5))))
+                    }
+                }
+                #expect(fast.all == plain, "\(f.width)x\(f.height) at \(scale)")
+            }
+        }
+    }
+
+    @Test func boxAndExtremeFiltersAreThePlainOnes() {
+        for f in oddFrames() {
+            let w = f.width, h = f.height
+            let values = f.all.map(Int32.init)
+            for r in [1, 2, 5] {
+                var box: [Int32] = [], most: [Int32] = [], least: [Int32] = []
+                for y in 0..<h {
+                    for x in 0..<w {
+                        var sum: Int32 = 0
+                        for dy in -r...r { for dx in -r...r { sum += values[max(0, min(h - 1, y + dy)) * w + max(0, min(w - 1, x + dx))] } }
+                        let n = Int32((2 * r + 1) * (2 * r + 1))
+                        box.append((sum + n / 2) / n)
+                        let window = (max(0, y - r)...min(h - 1, y + r)).flatMap { yy in (max(0, x - r)...min(w - 1, x + r)).map { values[yy * w + $0] } }
+                        most.append(window.max()!)
+                        least.append(window.min()!)
+                    }
+                }
+                #expect(ImagePass.boxBlurred(values, w, h, radius: r) == box, "box \(w)x\(h) r \(r)")
+                #expect(ImagePass.extremeFiltered(values, w, h, radius: r, max: true) == most, "max \(w)x\(h) r \(r)")
+                #expect(ImagePass.extremeFiltered(values, w, h, radius: r, max: false) == least, "min \(w)x\(h) r \(r)")
+            }
         }
     }
 
