@@ -81,7 +81,7 @@ extension ImagePass {
         smooth.withUnsafeBufferPointer { sm in
             level.withUnsafeBufferPointer { lv in
                 out.withUnsafeMutableBufferPointer { o in
-                    for i in 0..<(w * h) { o[i] = UInt8(min(255, (Double(sm[i]) * 230 / max(1, lv[i])).rounded())) }
+                    for i in 0..<(w * h) { o[i] = roundedByte(Double(sm[i]) * 230 / max(1, lv[i])) }
                 }
             }
         }
@@ -134,7 +134,7 @@ extension ImagePass {
                             for x in 0..<w {
                                 let i = y * w + x, range = hi[i] - lo[i]
                                 guard range >= 24 else { continue }
-                                o[i] = UInt8(max(0, min(255, ((Double(p[y * f.stride + x]) - lo[i]) * 255 / range).rounded())))
+                                o[i] = roundedByte((Double(p[y * f.stride + x]) - lo[i]) * 255 / range)
                             }
                         }
                     }
@@ -240,14 +240,8 @@ extension ImagePass {
                             acc[x] = v
                             x &+= 1
                         }
-                        // Rounded half away from zero, as `rounded()` does (without a call to the
-                        // C library per pixel): under 0.5 is 0, and from 0.5 to 255 adding 0.5
-                        // and truncating gives the same.
                         let row = o.baseAddress! + y &* w
-                        for x in 0..<w {
-                            let c = max(0, min(255, acc[x]))
-                            row[x] = c < 0.5 ? 0 : UInt8(c + 0.5)
-                        }
+                        for x in 0..<w { row[x] = roundedByte(acc[x]) }
                     }
                 }
             }
@@ -478,6 +472,20 @@ extension ImagePass {
         }
         return (index, weight)
     }
+}
+
+/// `v` rounded to the nearest whole number (halves away from zero) and clamped to a byte: the
+/// same as `UInt8(max(0, min(255, v.rounded())))`, without the C library's `round` per pixel
+/// (a call where the processor has no rounding instruction for it, as x86-64's baseline has
+/// not). Under 0.5 rounds to 0 or below; from 0.5 on, adding 0.5 and truncating rounds alike
+/// (the sum is exact there, or rounds to no other whole number).
+@inline(__always) func roundedByte(_ v: Double) -> UInt8 {
+    v < 0.5 ? 0 : UInt8(min(255, v + 0.5))
+}
+
+/// `roundedByte` of a float.
+@inline(__always) func roundedByte(_ v: Float) -> UInt8 {
+    v < 0.5 ? 0 : UInt8(min(255, v + 0.5))
 }
 
 /// Eight floats worked on at once (SSE or AVX, as the target has): each lane's arithmetic is

@@ -369,8 +369,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
                          _ fx: Double, _ fy: Double) -> UInt8 {
         let a = Double(p[y0 * stride + x0]), b = Double(p[y0 * stride + x1])
         let c = Double(p[y1 * stride + x0]), d = Double(p[y1 * stride + x1])
-        let v = (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
-        return UInt8(max(0, min(255, v.rounded())))
+        return roundedByte((a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy)
     }
 
     /// Bilinear upscaling by an integer factor.

@@ -358,6 +358,26 @@ import Testing
         }
     }
 
+    /// The byte rounding of the filters is `rounded()`'s, halves and the values just under them
+    /// included (every float from 0 to 300 was checked outside the suite, with numpy).
+    @Test func roundedByteIsRoundedAndClamped() {
+        func check<V: BinaryFloatingPoint>(_ fast: (V) -> UInt8) {
+            var values: [V] = [-1e9, -256, -0.5, -0.0, 0, V(0.5).nextDown, 0.5, V(0.5).nextUp, 1e9, .infinity, -.infinity]
+            for k in 0...300 {
+                let half = V(k) + 0.5
+                values += [V(k), V(k).nextDown, V(k).nextUp, half, half.nextDown, half.nextUp]
+            }
+            var state: UInt64 = 7
+            for _ in 0..<20_000 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                values.append(V(Double(state >> 11) / Double(1 << 53) * 320 - 20))
+            }
+            for v in values { #expect(fast(v) == UInt8(max(0, min(255, v.rounded()))), "\(v)") }
+        }
+        check(roundedByte as (Float) -> UInt8)
+        check(roundedByte as (Double) -> UInt8)
+    }
+
     @Test func boxAndExtremeFiltersAreThePlainOnes() {
         for f in oddFrames() {
             let w = f.width, h = f.height
