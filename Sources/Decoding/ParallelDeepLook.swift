@@ -84,10 +84,9 @@ final class ParallelDeepLook: @unchecked Sendable {
     let shared: Locked<ParallelPasses>
     let wake: [DispatchSemaphore]
     let finished = DispatchSemaphore(value: 0)
-    /// Images one pass made that a later one uses again.
-    let made: MadeImages
     /// Each pass's groups of images (`ImagePass.makers`; one group of none where no engine
-    /// reads the pass or it does not apply).
+    /// reads the pass or it does not apply), sharing the images one pass makes and a later
+    /// one uses again.
     let makers: [[@Sendable () -> [TransformedFrame]]]
 
     init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
@@ -103,7 +102,6 @@ final class ParallelDeepLook: @unchecked Sendable {
             step == .asIs && set.count > 2 ? set.count - 1 : nil
         }
         let made = MadeImages()
-        self.made = made
         makers = zip(steps, lookers).map { step, set in
             let groups = set.isEmpty ? [] : step.makers(region, made: made)
             return groups.isEmpty ? [{ [] }] : groups
