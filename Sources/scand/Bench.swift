@@ -21,6 +21,7 @@ struct Bench: AsyncParsableCommand {
 }
 
 extension TriggerMode: ExpressibleByArgument {}
+extension DecodeQuality: ExpressibleByArgument {}
 
 /// Trigger-to-serial latency on simulated hardware: the camera plays images at a frame rate in
 /// real time through the whole runtime (capture child, decode thread, serial output), and the
@@ -315,7 +316,7 @@ struct PassesBench: ParsableCommand {
     var repeats = 9
 
     @Option(help: "Decode quality whose passes are measured: fast, balanced or accurate.")
-    var quality = "balanced"
+    var quality: DecodeQuality = .balanced
 
     @Flag(help: "Instead of timing, print a digest (FNV-1a) of each pass's images for every file: a change to the image filters that should keep every pixel shows the same digests before and after.")
     var digests = false
@@ -328,7 +329,7 @@ struct PassesBench: ParsableCommand {
             for file in files {
                 let frame = try ImageFile.load(file)
                 let made = MadeImages()
-                for pass in ImagePass.passes(for: DecodeQuality(rawValue: quality) ?? .balanced) {
+                for pass in ImagePass.passes(for: quality) {
                     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
                     for t in pass.apply(frame, made: made) {
                         for v in [t.frame.width, t.frame.height, t.offsetX, t.offsetY] { hash = (hash ^ UInt64(truncatingIfNeeded: v)) &* 0x100_0000_01b3 }
@@ -348,7 +349,7 @@ struct PassesBench: ParsableCommand {
             let frame = try ImageFile.load(file)
             if !frames.contains(where: { $0.width == frame.width && $0.height == frame.height }) { frames.append(frame) }
         }
-        let passes = ImagePass.passes(for: DecodeQuality(rawValue: quality) ?? .balanced)
+        let passes = ImagePass.passes(for: quality)
         let zxing = ZXingDecoder(symbologies: Set(Symbology.allCases))
         print(padded("pass", 20) + frames.map { padded("\($0.width)x\($0.height)", 20, right: true) }.joined())
         let reads = frames.map { frame in ConvertBench.time(repeats) { _ = zxing.decode(frame) } }
