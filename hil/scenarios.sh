@@ -88,11 +88,15 @@ stop_loop
 stop_scand
 start_scand --set scan.session_timeout_ms=2000
 waitfor 'status | grep -q "\"camera\":\"available\""' 300
+# A frame without a code looped in: once the output stops, vivid's capture may still show the
+# last frame looped to it (scenario 1's QR), which the press would read.
+loop_frame YUYV /mnt/blank.yuyv
+sleep 0.5
 press
 waitfor 'status | grep -q "\"closedWithoutScan\":1"' 300 && pass "2 session timed out" || fail "2 timeout"
 waitfor '[ "$(line 1)" = 0 ]' 300 && pass "2 torch off" || fail "2 torch off"
 grep -q "feedback no-read" /tmp/scand.log && pass "2 no-read feedback" || fail "2 no-read"
-stop_scand
+stop_scand; stop_loop
 
 ########## 4. unplug: vivid's device unbound mid-session, bound again; scand recovers by itself
 rm -f /tmp/status.json
