@@ -78,7 +78,6 @@ extension DecodePipeline {
 /// the threads' wake-ups, the helpers' end.
 final class ParallelDeepLook: @unchecked Sendable {
     let pipeline: DecodePipeline
-    let region: GrayFrame
     /// The passes, in order.
     let steps: [ImagePass]
     let shared: Locked<ParallelPasses>
@@ -91,7 +90,6 @@ final class ParallelDeepLook: @unchecked Sendable {
 
     init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
         self.pipeline = pipeline
-        self.region = region
         self.steps = steps
         let lookers = steps.map { pipeline.lookers($0, pipeline.engines) }
         // zbar's look at the region as it is, the slowest read of a frame, waits until zxing's
