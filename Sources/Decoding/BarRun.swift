@@ -47,9 +47,10 @@ enum BarRun {
         let sorted = profile.sorted()
         let dark = sorted[sorted.count / 20], light = sorted[sorted.count - 1 - sorted.count / 20]
         guard light - dark > 24 else { return nil }
-        // Dark or light against the levels of a window round each point (shade, glare), never
-        // narrower than half the profile's range (so a quiet zone stays light).
-        let isDark = Self.darkness(profile, window: max(8, w / 40), floor: (light - dark) / 2).map { $0 > 0.5 }
+        // Dark or light against the levels of a window round each point (shade, glare); a window
+        // whose range is under half the profile's (a quiet zone, a wide bar) against the
+        // profile's own levels, so that its noise does not split it into bars.
+        let isDark = Self.darkness(profile, window: max(8, w / 40), floor: (light - dark) / 2, flat: (dark, light)).map { $0 > 0.5 }
         // Runs of one colour: (dark, start, length).
         var runs: [(dark: Bool, start: Int, length: Int)] = []
         for x in 0..<w {
@@ -71,12 +72,15 @@ enum BarRun {
     }
 
     /// Each point's darkness along a profile across bars: 0 at the lightest and 1 at the darkest
-    /// level within `window` points of it (clamped to -0.5 ... 1.5), the two levels never closer
-    /// than `floor` (so a quiet zone or a wide bar, alone in its window, keeps its colour).
-    static func darkness(_ profile: [Double], window: Int, floor: Double) -> [Double] {
+    /// level within `window` points of it (clamped to -0.5 ... 1.5). A window whose range is under
+    /// `floor` (a quiet zone or a wide bar alone in it) is measured against `flat`, the profile's
+    /// own dark and light, and keeps its colour; without `flat`, against its own middle widened
+    /// to `floor`, where its noise lies about half way.
+    static func darkness(_ profile: [Double], window: Int, floor: Double, flat: (dark: Double, light: Double)? = nil) -> [Double] {
         profile.indices.map { i -> Double in
             let part = profile[max(0, i - window)...min(profile.count - 1, i + window)]
             var lo = part.min()!, hi = part.max()!
+            if hi - lo < floor, let flat { lo = flat.dark; hi = flat.light }
             if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
             return min(1.5, max(-0.5, (hi - profile[i]) / (hi - lo)))
         }

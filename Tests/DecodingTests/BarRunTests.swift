@@ -37,6 +37,27 @@ import Testing
         #expect(BarRun.bars(in: even, centre: (100, 50), angle: 0, reach: 90) == nil)
     }
 
+    /// A camera's quiet zone is not even: its noise, measured against the middle of its own
+    /// narrow range, read as bars of its own, and a whole code (the generated set 1357's
+    /// turned ITF) was dropped as a part of a longer one.
+    @Test func aNoisyQuietZoneStaysLight() throws {
+        let itf = ImagePass.bordered(try ImageFile.load(Fixture.path("itf.png")), 120)
+        var seed: UInt32 = 2024
+        let noisy = ImagePass.map(itf) { v -> UInt8 in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let n = Int(seed >> 28) - 8 // -8 ... 7
+            return UInt8(max(0, min(255, Int(v) - 8 + n)))
+        }
+        let y = Double(noisy.height) / 2
+        #expect(BarRun.bars(in: noisy, centre: (Double(noisy.width) / 2, y), angle: 0, reach: noisy.width / 2 - 4) == BarRun.itfBars(digits: 8))
+        // The camera frame it came from (see Tests/Fixtures/make-fixtures.sh): read whole, on
+        // one thread as the kiosk decodes and on two.
+        let turned = try ImageFile.load(Fixture.path("itf-turned.jpg"))
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(turned).map(\.text) == ["885877356459"], "\(workers) workers")
+        }
+    }
+
     @Test func thePartRightOfAStrokeIsDroppedTheWholeKept() throws {
         // ITF-14 1540014128876(3) with a stroke nearly along its bars, a little right of its middle.
         let plain = ImagePass.bordered(try ImageFile.load(Fixture.path("itf14.png")), 60)

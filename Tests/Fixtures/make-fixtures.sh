@@ -148,3 +148,8 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # deconvolved frame, and never again from a crop; two passes' images that agree now count for
 # a code with a check character (issue 18). Cut out, the frame's passes read it differently.
 # cp /tmp/dev6262/Code-128-04-blur.jpg code128-blur.jpg
+# A clean ITF of 885877356459 turned 23° on a card, cut from bench/make-devset.py's set --seed 1357
+# (ITF-01-rotated.png, x 880-1640, y 540-1060): the card's noise in the quiet zone, measured
+# against its own narrow range, counted as bars, and the turned code's read was dropped as a
+# part of a longer ITF (issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev1357/ITF-01-rotated.png").convert("L").crop((880, 540, 1640, 1060)).save("itf-turned.jpg", quality=90)'
