@@ -321,10 +321,17 @@ struct PassesBench: ParsableCommand {
     @Flag(help: "Instead of timing, print a digest (FNV-1a) of each pass's images for every file: a change to the image filters that should keep every pixel shows the same digests before and after.")
     var digests = false
 
+    @Flag(help: "Instead of timing the images, tell which passes read each file (the manifest.json of the nearest folder above it gives the expected text): the first look, then each pass alone after it, on one thread, with the time each took. Shows where a slow read or a miss could be read sooner.")
+    var reads = false
+
+    @Flag(help: "With --reads: also each pass that read nothing, and its time (the figures to weigh another order of the passes with).")
+    var allPasses = false
+
     @Argument(help: "Image files (the first of each size is measured).")
     var files: [String]
 
     func run() throws {
+        if reads { return try census() }
         if digests {
             for file in files {
                 let frame = try ImageFile.load(file)
@@ -361,6 +368,60 @@ struct PassesBench: ParsableCommand {
             print(padded(pass.rawValue, 20) + zip(ms, reads).map { padded(fixed($0, 2) + " ms " + fixed($0 / $1, 2) + "x", 20, right: true) }.joined())
         }
         print(padded("all", 20) + zip(total, reads).map { padded(fixed($0, 2) + " ms " + fixed($0 / $1, 2) + "x", 20, right: true) }.joined())
+    }
+
+    /// `--reads`: per file, the first look's verdict and each pass's, alone after the first
+    /// look (its time is the whole decode's less the first look's); then, per pass, the files it
+    /// reads that no pass before it in the quality's order reads.
+    func census() throws {
+        let passes = ImagePass.passes(for: quality)
+        var manifests: [String: [String: DecodeBench.Record]] = [:]
+        let clock = ContinuousClock()
+        var firstReads = Array(repeating: 0, count: passes.count)
+        var missed = 0
+        for file in files {
+            // The manifest of the nearest folder above the file that has one (a corpus's files
+            // may lie in subfolders, named by their path from it).
+            var parts = file.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            var name = parts.removeLast()
+            var record: DecodeBench.Record?
+            while record == nil {
+                let folder = parts.isEmpty ? "." : parts.joined(separator: "/")
+                if manifests[folder] == nil {
+                    let path = folder + "/manifest.json"
+                    manifests[folder] = access(path, F_OK) == 0
+                        ? Dictionary(try DecodeBench.manifest(path).map { ($0.file, $0) }, uniquingKeysWith: { a, _ in a }) : [:]
+                }
+                record = manifests[folder]?[name]
+                guard record == nil, let up = parts.popLast(), !up.isEmpty else { break }
+                name = up + "/" + name
+            }
+            guard let record else { throw ValidationError("\(file): in no manifest.json of the folders above it") }
+            let frame = try ImageFile.load(file)
+            func verdict(_ decoder: DecodePipeline) -> (DecodeBench.Outcome.Verdict, Double) {
+                var found: [Symbol] = []
+                let ms = clock.measure { found = decoder.decode(frame) }.milliseconds
+                return (DecodeBench.judge(record, found.map { ($0.text, $0.bytes) }), ms)
+            }
+            let (first, firstMs) = verdict(DecodePipeline(quality: .fast))
+            var line = "\(file): first look \(first) \(fixed(firstMs, 1)) ms"
+            var read = first == .correct
+            if read { print(line); continue }
+            var readers: [String] = []
+            for (k, pass) in passes.enumerated() {
+                let (v, ms) = verdict(DecodePipeline(quality: quality, passes: [pass]))
+                guard v != .missed || allPasses else { continue }
+                readers.append("\(pass.rawValue) \(v == .correct ? "" : "\(v) ")\(fixed(max(0, ms - firstMs), 1)) ms")
+                if v == .correct, !read { firstReads[k] += 1; read = true }
+            }
+            if !read { missed += 1 }
+            line += readers.isEmpty ? "; no pass reads it" : "; " + readers.joined(separator: ", ")
+            print(line)
+        }
+        print("")
+        print("first read by (in \(quality.rawValue)'s order):")
+        for (k, pass) in passes.enumerated() where firstReads[k] > 0 { print("  \(padded(pass.rawValue, 20)) \(firstReads[k])") }
+        print("  \(padded("no pass", 20)) \(missed)")
     }
 }
 
