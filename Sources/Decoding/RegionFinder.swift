@@ -42,8 +42,11 @@ public enum RegionFinder {
         var regions: [(rect: PixelRect, cells: Int)] = []
         for part in CellGrid.components(marked, columns: cols, rows: rows) {
             let w = part.maxColumn - part.minColumn + 1, h = part.maxRow - part.minRow + 1
-            // A code fills a good part of its box and is not a thin line.
-            guard part.cells >= 4, part.cells * 10 >= w * h * 3, min(w, h) >= 2 else { continue }
+            // A code fills a good part of its box, upright or along its own axes (a code turned
+            // by 30-60° fills a fifth of its upright box), and is not a thin line.
+            let axes = part.axes
+            guard part.cells >= 4, min(w, h) >= 2,
+                  part.cells * 10 >= w * h * 3 || (axes.short >= 2 && Double(part.cells) * 10 >= axes.long * axes.short * 3) else { continue }
             let margin = max(1, max(w, h) / 5)
             let rect = PixelRect(x: (part.minColumn - margin) * cell, y: (part.minRow - margin) * cell,
                                  width: (w + 2 * margin) * cell, height: (h + 2 * margin) * cell)
@@ -75,6 +78,21 @@ public enum CellGrid {
         public var minColumn: Int, maxColumn: Int, minRow: Int, maxRow: Int
         /// Marked cells in it.
         public var cells: Int
+        /// Sums of the cells' columns and rows, their squares and products: the part's moments.
+        var sums = (c: 0.0, r: 0.0, cc: 0.0, rr: 0.0, cr: 0.0)
+
+        /// The part's extent in cells along its long and short axes (the principal axes of its
+        /// cells): a filled rectangle of n x m cells at any angle gives (n, m). A code turned
+        /// by 30-60° fills little of its upright box, but most of this one.
+        public var axes: (long: Double, short: Double) {
+            guard cells > 0 else { return (0, 0) }
+            let n = Double(cells)
+            let mc = sums.c / n, mr = sums.r / n
+            let vc = sums.cc / n - mc * mc, vr = sums.rr / n - mr * mr, vcr = sums.cr / n - mc * mr
+            let mid = (vc + vr) / 2, half = (((vc - vr) / 2) * ((vc - vr) / 2) + vcr * vcr).squareRoot()
+            // A uniform run of n cells has a variance of (n² - 1) / 12.
+            return ((12 * (mid + half) + 1).squareRoot(), (12 * max(0, mid - half) + 1).squareRoot())
+        }
     }
 
     /// The connected parts of the marked cells, in the order their first cell comes.
@@ -88,6 +106,8 @@ public enum CellGrid {
             while let i = stack.popLast() {
                 let r = i / cols, c = i % cols
                 part.cells += 1
+                let dc = Double(c), dr = Double(r)
+                part.sums.c += dc; part.sums.r += dr; part.sums.cc += dc * dc; part.sums.rr += dr * dr; part.sums.cr += dc * dr
                 part.minColumn = min(part.minColumn, c); part.maxColumn = max(part.maxColumn, c)
                 part.minRow = min(part.minRow, r); part.maxRow = max(part.maxRow, r)
                 for dr in -1...1 {

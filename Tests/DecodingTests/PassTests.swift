@@ -22,6 +22,33 @@ import Testing
         #expect(ImagePass.barAngle(try ImageFile.load(Fixture.path("qr.png"))) == nil, "a 2D code has no one direction")
     }
 
+    /// A long, short-barred code turned by 40° fills a sixth of its upright box: it is a
+    /// candidate region by its extent along its own axes, and turned upright it is read (two
+    /// such Code 128s in the generated sets 2026 and 8642 were found by no pass).
+    @Test func aLongCodeAtFortyDegreesIsACandidateRegion() throws {
+        let code = try ImageFile.load(Fixture.path("code128.png"))
+        let slanted = ImagePass.rotated(ImagePass.bordered(code, code.width / 2), by: 40 * Double.pi / 180, factor: 1, originX: 0, originY: 0).frame
+        let (cx, cy) = (slanted.width / 2, slanted.height / 2)
+        let rects = RegionFinder.candidates(in: slanted)
+        #expect(rects.contains { $0.x < cx && cx < $0.x + $0.width && $0.y < cy && cy < $0.y + $0.height && $0.width < slanted.width }, "\(rects)")
+        let upright = ImagePass.rotate.apply(slanted)
+        #expect(upright.contains { ZXingDecoder().decode($0.frame).map(\.text) == ["scand-128/ok"] })
+        // The camera frame (see Tests/Fixtures/make-fixtures.sh): its code, 37° on a card among
+        // clutter, was no candidate, and nothing read it.
+        let frame = try ImageFile.load(Fixture.path("code128-turned.jpg"))
+        #expect(RegionFinder.candidates(in: frame).contains { $0.x < 280 && 280 < $0.x + $0.width && $0.y < 260 && 260 < $0.y + $0.height }, "the code's centre")
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["iiWIO5TPV7PL2X"])
+        // A part's axes: a filled 10 x 3 block of cells gives 10 and 3 exactly.
+        var marked = [Bool](repeating: false, count: 20 * 20)
+        for r in 5..<8 { for c in 4..<14 { marked[r * 20 + c] = true } }
+        let axes = try #require(CellGrid.components(marked, columns: 20, rows: 20).first).axes
+        #expect(abs(axes.long - 10) < 1e-9 && abs(axes.short - 3) < 1e-9, "\(axes)")
+        // A thin diagonal line is not a code, along its axes or not.
+        var line = [UInt8](repeating: 255, count: 400 * 400)
+        for i in 20..<380 { for w in 0..<3 { line[i * 400 + min(399, i + w)] = 0 } }
+        #expect(RegionFinder.candidates(in: GrayFrame(width: 400, height: 400, pixels: line)).isEmpty)
+    }
+
     @Test func aCodeThatFillsTheCropGetsAQuietZone() throws {
         let frame = try ImageFile.load(Fixture.path("datamatrix.png"))
         let border = 10

@@ -153,3 +153,7 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # against its own narrow range, counted as bars, and the turned code's read was dropped as a
 # part of a longer ITF (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev1357/ITF-01-rotated.png").convert("L").crop((880, 540, 1640, 1060)).save("itf-turned.jpg", quality=90)'
+# A Code 128 of iiWIO5TPV7PL2X turned 37° on a card, bench/make-devset.py's set --seed 2026 as it
+# is (Code-128-01-rotated.png, 640x480): it fills a fifth of its upright box, and the region
+# finder, asking for a third, passed it over; its extent along its own axes now counts (issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev2026/Code-128-01-rotated.png").convert("L").save("code128-turned.jpg", quality=90)'
