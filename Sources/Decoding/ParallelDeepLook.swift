@@ -23,9 +23,13 @@ extension DecodePipeline {
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
         let passes = look.deferred ? [ImagePass.asIs] + self.passes.filter { $0 != .thresholds } : self.passes
-        // Beside the other engines' look at the whole region (the slowest job of a frame),
-        // the two passes after it may run.
-        let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, ahead: look.deferred ? 2 : 1)
+        // Jobs may run up to three passes after the one being weighed (four after a deferred
+        // look, beside the other engines' look at the whole region, the slowest job of a frame).
+        // With one pass ahead, a helper idled while the other read the pass's zbar look (twice
+        // zxing's time); three ahead gave a 4.8 % lower mean and the same verdicts on 2,697
+        // images in one run, and more gave nothing more. A job started for a pass after the one
+        // that reads the code is waited for, so no further.
+        let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, ahead: look.deferred ? 4 : 3)
         if look.deferred {
             run.shared.withLock { $0.given(0, [TransformedFrame(frame: look.region, scale: 1)], reads: [[]]) }
         }
