@@ -34,6 +34,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public let workers: Int
     let helperEngines: [[any BarcodeDecoder]]
     let passes: [ImagePass]
+    /// Whether the passes were given (`init(passes:)`): then every frame gets them in that
+    /// order, not the order its condition asks for (`passes(for:)`).
+    let passesGiven: Bool
     /// zxing with a global-histogram and a fixed threshold instead of its local one: blurred and
     /// low-resolution linear codes it otherwise misses.
     let thresholdEngines: [ZXingDecoder]
@@ -84,6 +87,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         self.rules = rules
         name = "pipeline-\(quality.rawValue)"
         self.passes = passes ?? ImagePass.passes(for: quality)
+        passesGiven = passes != nil
         // The fixed threshold first: cheaper, and it reads more of what the first look missed.
         thresholdEngines = order.contains(.zxing) ? ([2, 1] as [Int32]).map { binarizer in
             var effort = ZXingDecoder.Effort.standard
@@ -146,6 +150,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
         let made = MadeImages()
+        let passes = passes(for: region)
         for (p, pass) in passes.enumerated() {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
@@ -167,6 +172,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             }
         }
         return []
+    }
+
+    /// The deep passes for `region`, in order: those that read a frame out of focus or a dark
+    /// one early where it is so (`FrameCondition`, a fraction of a millisecond to tell).
+    func passes(for region: GrayFrame) -> [ImagePass] {
+        passesGiven || passes.isEmpty ? passes : ImagePass.passes(for: quality, condition: FrameCondition(of: region))
     }
 
     /// The codes of an image that the first of `lookers` have read (`lists`, in order) give:

@@ -51,6 +51,21 @@ public enum ImagePass: String, Sendable, CaseIterable {
         }
     }
 
+    /// The passes for a frame in `condition`: `passes(for:)`, with those that read such frames
+    /// moved up to just after `quietZone` (out of focus: `deblurred`, then `deblurredResampled`;
+    /// dark: `downscale`), where their reads no longer wait for every pass before them. Not
+    /// before `quietZone`: a code without a quiet zone is read right there, before a
+    /// deconvolved frame's look can misread it.
+    public static func passes(for quality: DecodePipeline.Quality, condition: FrameCondition) -> [ImagePass] {
+        let all = passes(for: quality)
+        let wanted: [ImagePass] = (condition.isOutOfFocus ? [.deblurred, .deblurredResampled] : []) + (condition.isDark ? [.downscale] : [])
+        let moved = wanted.filter(all.contains)
+        guard !moved.isEmpty, all.contains(.quietZone) else { return all }
+        var rest = all.filter { !moved.contains($0) }
+        rest.insert(contentsOf: moved, at: rest.firstIndex(of: .quietZone)! + 1)
+        return rest
+    }
+
     /// The transformed images to try, in order (none when the pass does not apply). `made`:
     /// images of this frame made by an earlier pass, to use again (the deconvolved frames of
     /// `deblurred`, that `deblurredResampled` enlarges).

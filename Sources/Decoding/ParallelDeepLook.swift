@@ -22,7 +22,8 @@ extension DecodePipeline {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
-        let passes = look.deferred ? [ImagePass.asIs] + self.passes.filter { $0 != .thresholds } : self.passes
+        let order = passes(for: look.region)
+        let passes = look.deferred ? [ImagePass.asIs] + order.filter { $0 != .thresholds } : order
         // Jobs may run up to three passes after the one being weighed (four after a deferred
         // look, beside the other engines' look at the whole region, the slowest job of a frame).
         // With one pass ahead, a helper idled while the other read the pass's zbar look (twice
