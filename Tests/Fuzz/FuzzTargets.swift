@@ -125,6 +125,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
             check(DataMatrixGrid.squares.contains(rows) && rows == columns || DataMatrixGrid.rectangles.contains { $0 == (rows, columns) },
                   "a DataMatrix drawing of \(rows) x \(columns)")
         }
+        // Its condition (FrameCondition, EdgeSpread): a blur that is a finite, positive sigma
+        // where one is told, a bright level that is a level.
+        let condition = FrameCondition(of: frame)
+        check((0...255).contains(condition.brightLevel), "bright level \(condition.brightLevel)")
+        if let blur = condition.blur { check(blur.isFinite && blur > 0, "blur \(blur)") }
         // Along a line through the middle (BarRun): bounded, a count no larger than the line's
         // dark runs could be.
         let reach = 16 + Int(data[1]), angle = Double(data[0]) * Double.pi / 128
