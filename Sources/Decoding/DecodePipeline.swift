@@ -149,8 +149,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public func deepLook(_ look: FirstLook, abandon: () -> Bool) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
-        let made = MadeImages()
-        let passes = passes(for: region)
+        let (passes, made) = plan(for: region)
         for (p, pass) in passes.enumerated() {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
@@ -175,10 +174,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     /// The deep passes for `region`, in order: those that read a frame out of focus or a dark
-    /// one early where it is so (`FrameCondition`, a fraction of a millisecond to tell).
-    func passes(for region: GrayFrame) -> [ImagePass] {
-        passesGiven || passes.isEmpty ? passes : ImagePass.passes(for: quality, condition: FrameCondition(of: region))
+    /// one early where it is so (`FrameCondition`, a fraction of a millisecond to tell); and
+    /// the store for the images they make, which knows the frame's own lens blur.
+    func plan(for region: GrayFrame) -> (passes: [ImagePass], made: MadeImages) {
+        guard !passes.isEmpty else { return (passes, MadeImages()) }
+        let condition = FrameCondition(of: region)
+        return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(fittedLensBlur: condition.fittedLensBlur))
     }
+
+    /// The deep passes for `region`, in order (`plan(for:)`).
+    func passes(for region: GrayFrame) -> [ImagePass] { plan(for: region).passes }
 
     /// The codes of an image that the first of `lookers` have read (`lists`, in order) give:
     /// each engine's read is weighed as it comes, the others' counted as empty (a code the first

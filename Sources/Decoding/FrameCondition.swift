@@ -33,6 +33,20 @@ public struct FrameCondition: Equatable, Sendable {
     }
 
     public var isOutOfFocus: Bool { (blur ?? 0) >= Self.outOfFocusBlur }
+
+    /// The lens blur to deconvolve this frame for besides the fixed ones (`ImagePass.lensBlurs`),
+    /// where it is out of focus by more than they undo: its blur rounded up to a quarter pixel
+    /// (nil: none). Six blurred linear codes of the generated sets (measured 2.3-3.0 px) that
+    /// deconvolving for 1.5 and 2 px left unread are read so.
+    public var fittedLensBlur: Double? {
+        guard isOutOfFocus, let blur else { return nil }
+        let sigma = (blur * 4).rounded(.up) / 4
+        return sigma > ImagePass.lensBlurs.max()! ? min(sigma, Self.largestLensBlur) : nil
+    }
+
+    /// The largest lens blur deconvolved for (the taps grow with it; no frame of the sets
+    /// measures over 3.1 px).
+    static let largestLensBlur = 4.0
     public var isDark: Bool { brightLevel < Self.darkBelow }
 
     /// The level that a hundredth of the pixels reach or pass, from every fourth pixel of every

@@ -249,8 +249,11 @@ extension ImagePass {
         return GrayFrame(width: w, height: h, pixels: out)
     }
 
-    /// The taps of the blurs the `deblurred` pass undoes, made once.
-    static let lensBlurTaps: [Double: [Float]] = Dictionary(uniqueKeysWithValues: lensBlurs.map { ($0, wienerTaps(sigma: $0)) })
+    /// The taps of the blurs the `deblurred` pass undoes, made once: the fixed ones and every
+    /// quarter pixel a frame's own blur may be fitted to (`FrameCondition.fittedLensBlur`).
+    static let lensBlurTaps: [Double: [Float]] = Dictionary(
+        uniqueKeysWithValues: (lensBlurs + Array(stride(from: lensBlurs.max()! + 0.25, through: FrameCondition.largestLensBlur, by: 0.25)))
+            .map { ($0, wienerTaps(sigma: $0)) })
 
     /// A one-dimensional Wiener filter for a Gaussian blur of `sigma` (noise-to-signal 0.01):
     /// the inverse of the blur where it keeps detail, damped where it would only raise noise;

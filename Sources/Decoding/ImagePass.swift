@@ -82,9 +82,11 @@ public enum ImagePass: String, Sendable, CaseIterable {
         switch self {
         case .deblurred:
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
-            // (`deblurred`), modules that the blur ran together apart again. (Deconvolving only
-            // the dense regions' crops read half as many.)
-            return Self.lensBlurs.map { sigma in { [TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)] } }
+            // (`deblurred`), modules that the blur ran together apart again, and for the frame's
+            // own blur where it is larger (`MadeImages.fittedLensBlur`). (Deconvolving only the
+            // dense regions' crops read half as many.)
+            let blurs = Self.lensBlurs + (made?.fittedLensBlur.map { [$0] } ?? [])
+            return blurs.map { sigma in { [TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)] } }
         case .resampled:
             // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
             // (`cubic`), as it is and sharpened first (`sharpen`): each module edge lands at
@@ -469,8 +471,13 @@ public enum ImagePass: String, Sendable, CaseIterable {
 public final class MadeImages: @unchecked Sendable {
     enum Kind: Hashable { case deblurred(Double), enlarged }
     private let images = Locked<[Kind: Locked<GrayFrame?>]>([:])
+    /// The frame's own lens blur (`FrameCondition.fittedLensBlur`), which `deblurred` also
+    /// deconvolves for.
+    public let fittedLensBlur: Double?
 
-    public init() {}
+    public init(fittedLensBlur: Double? = nil) {
+        self.fittedLensBlur = fittedLensBlur
+    }
 
     /// The image of `kind`, made by `make` the first time it is asked for.
     func image(_ kind: Kind, make: () -> GrayFrame) -> GrayFrame {

@@ -22,7 +22,7 @@ extension DecodePipeline {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
-        let order = passes(for: look.region)
+        let (order, made) = plan(for: look.region)
         let passes = look.deferred ? [ImagePass.asIs] + order.filter { $0 != .thresholds } : order
         // Jobs may run up to three passes after the one being weighed (four after a deferred
         // look, beside the other engines' look at the whole region, the slowest job of a frame).
@@ -30,7 +30,7 @@ extension DecodePipeline {
         // zxing's time); three ahead gave a 4.8 % lower mean and the same verdicts on 2,697
         // images in one run, and more gave nothing more. A job started for a pass after the one
         // that reads the code is waited for, so no further.
-        let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, ahead: look.deferred ? 4 : 3)
+        let run = ParallelDeepLook(pipeline: self, region: look.region, steps: passes, made: made, ahead: look.deferred ? 4 : 3)
         if look.deferred {
             run.shared.withLock { $0.given(0, [TransformedFrame(frame: look.region, scale: 1)], reads: [[]]) }
         }
@@ -93,7 +93,7 @@ final class ParallelDeepLook: @unchecked Sendable {
     /// one uses again.
     let makers: [[@Sendable () -> [TransformedFrame]]]
 
-    init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], ahead: Int = 1) {
+    init(pipeline: DecodePipeline, region: GrayFrame, steps: [ImagePass], made: MadeImages = MadeImages(), ahead: Int = 1) {
         self.pipeline = pipeline
         self.steps = steps
         let lookers = steps.map { pipeline.lookers($0, pipeline.engines) }
@@ -104,7 +104,6 @@ final class ParallelDeepLook: @unchecked Sendable {
         let holds = zip(steps, lookers).map { step, set -> Int? in
             step == .asIs && set.count > 2 ? set.count - 1 : nil
         }
-        let made = MadeImages()
         makers = zip(steps, lookers).map { step, set in
             let groups = set.isEmpty ? [] : step.makers(region, made: made)
             return groups.isEmpty ? [{ [] }] : groups
