@@ -179,7 +179,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func plan(for region: GrayFrame) -> (passes: [ImagePass], made: MadeImages) {
         guard !passes.isEmpty else { return (passes, MadeImages()) }
         let condition = FrameCondition(of: region)
-        return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(fittedLensBlur: condition.fittedLensBlur))
+        return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(fittedLensBlur: condition.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!)))
     }
 
     /// The deep passes for `region`, in order (`plan(for:)`).

@@ -34,14 +34,14 @@ public struct FrameCondition: Equatable, Sendable {
 
     public var isOutOfFocus: Bool { (blur ?? 0) >= Self.outOfFocusBlur }
 
-    /// The lens blur to deconvolve this frame for besides the fixed ones (`ImagePass.lensBlurs`),
-    /// where it is out of focus by more than they undo: its blur rounded up to a quarter pixel
-    /// (nil: none). Six blurred linear codes of the generated sets (measured 2.3-3.0 px) that
-    /// deconvolving for 1.5 and 2 px left unread are read so.
-    public var fittedLensBlur: Double? {
+    /// The lens blur to deconvolve this frame for besides fixed ones up to `largestFixed`
+    /// (`ImagePass.lensBlurs`), where it is out of focus by more than they undo: its blur
+    /// rounded up to a quarter pixel (nil: none). Six blurred linear codes of the generated
+    /// sets (measured 2.3-3.0 px) that deconvolving for 1.5 and 2 px left unread are read so.
+    public func fittedLensBlur(beyond largestFixed: Double) -> Double? {
         guard isOutOfFocus, let blur else { return nil }
         let sigma = (blur * 4).rounded(.up) / 4
-        return sigma > ImagePass.lensBlurs.max()! ? min(sigma, Self.largestLensBlur) : nil
+        return sigma > largestFixed ? min(sigma, Self.largestLensBlur) : nil
     }
 
     /// The largest lens blur deconvolved for (the taps grow with it; no frame of the sets

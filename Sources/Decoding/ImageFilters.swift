@@ -250,7 +250,7 @@ extension ImagePass {
     }
 
     /// The taps of the blurs the `deblurred` pass undoes, made once: the fixed ones and every
-    /// quarter pixel a frame's own blur may be fitted to (`FrameCondition.fittedLensBlur`).
+    /// quarter pixel a frame's own blur may be fitted to (`FrameCondition.fittedLensBlur(beyond:)`).
     static let lensBlurTaps: [Double: [Float]] = Dictionary(
         uniqueKeysWithValues: (lensBlurs + Array(stride(from: lensBlurs.max()! + 0.25, through: FrameCondition.largestLensBlur, by: 0.25)))
             .map { ($0, wienerTaps(sigma: $0)) })

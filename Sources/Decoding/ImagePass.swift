@@ -471,7 +471,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
 public final class MadeImages: @unchecked Sendable {
     enum Kind: Hashable { case deblurred(Double), enlarged }
     private let images = Locked<[Kind: Locked<GrayFrame?>]>([:])
-    /// The frame's own lens blur (`FrameCondition.fittedLensBlur`), which `deblurred` also
+    /// The frame's own lens blur (`FrameCondition.fittedLensBlur(beyond:)`), which `deblurred` also
     /// deconvolves for.
     public let fittedLensBlur: Double?
 

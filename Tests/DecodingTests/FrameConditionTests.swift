@@ -107,19 +107,19 @@ import Testing
 
     @Test func aFrameBlurredBeyondTheFixedLensBlursIsAlsoDeconvolvedForItsOwn() throws {
         // Rounded up to a quarter pixel, where it is beyond the fixed 1.5 and 2 px; at most 4.
-        #expect(FrameCondition(blur: 1.5, brightLevel: 200).fittedLensBlur == nil)
-        #expect(FrameCondition(blur: 2.0, brightLevel: 200).fittedLensBlur == nil)
-        #expect(FrameCondition(blur: 2.32, brightLevel: 200).fittedLensBlur == 2.5)
-        #expect(FrameCondition(blur: 2.77, brightLevel: 200).fittedLensBlur == 3.0)
-        #expect(FrameCondition(blur: 9.0, brightLevel: 200).fittedLensBlur == 4.0)
-        #expect(FrameCondition(blur: nil, brightLevel: 200).fittedLensBlur == nil)
+        #expect(FrameCondition(blur: 1.5, brightLevel: 200).fittedLensBlur(beyond: 2) == nil)
+        #expect(FrameCondition(blur: 2.0, brightLevel: 200).fittedLensBlur(beyond: 2) == nil)
+        #expect(FrameCondition(blur: 2.32, brightLevel: 200).fittedLensBlur(beyond: 2) == 2.5)
+        #expect(FrameCondition(blur: 2.77, brightLevel: 200).fittedLensBlur(beyond: 2) == 3.0)
+        #expect(FrameCondition(blur: 9.0, brightLevel: 200).fittedLensBlur(beyond: 2) == 4.0)
+        #expect(FrameCondition(blur: nil, brightLevel: 200).fittedLensBlur(beyond: 2) == nil)
 
         // A Code 39 of HB01J, blurred by 2.5-3 px, cut from a 1080p scene (bench/make-devset.py's
         // set --seed 5151): deconvolved for 1.5 and 2 px, zxing reads nothing; for the frame's
         // own blur, it reads the code.
         let frame = try ImageFile.load(Fixture.path("code39-blur-wide.png"))
         let condition = FrameCondition(of: frame)
-        let fitted = try #require(condition.fittedLensBlur)
+        let fitted = try #require(condition.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!))
         #expect(fitted >= 2.5 && fitted <= 3.0)
         let fixed = ImagePass.deblurred.apply(frame, made: MadeImages())
         let all = ImagePass.deblurred.apply(frame, made: MadeImages(fittedLensBlur: fitted))

@@ -159,6 +159,6 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev2026/Code-128-01-rotated.png").convert("L").save("code128-turned.jpg", quality=90)'
 # A Code 39 of HB01J blurred by 2.5-3 px, cut from bench/make-devset.py's set --seed 5151
 # (Code-39-04-blur.jpg, x 1150-1790, y 60-540): deconvolved for the fixed lens blurs of 1.5 and
-# 2 px it is read by nothing; for the frame's own blur (FrameCondition.fittedLensBlur), by zxing
+# 2 px it is read by nothing; for the frame's own blur (FrameCondition.fittedLensBlur(beyond:)), by zxing
 # (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Code-39-04-blur.jpg").convert("L").crop((1150, 60, 1790, 540)).save("code39-blur-wide.png")'
