@@ -182,9 +182,6 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(fittedLensBlur: condition.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!)))
     }
 
-    /// The deep passes for `region`, in order (`plan(for:)`).
-    func passes(for region: GrayFrame) -> [ImagePass] { plan(for: region).passes }
-
     /// The codes of an image that the first of `lookers` have read (`lists`, in order) give:
     /// each engine's read is weighed as it comes, the others' counted as empty (a code the first
     /// engine reads and that stands on its own spares the image the other engines' looks); a

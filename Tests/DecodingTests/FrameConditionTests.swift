@@ -94,11 +94,11 @@ import Testing
         let code = try ImageFile.load(Fixture.path("code128.png"))
         #expect(FrameCondition(of: blurred).isOutOfFocus && !FrameCondition(of: code).isOutOfFocus)
         let pipeline = DecodePipeline()
-        #expect(pipeline.passes(for: blurred) == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: 2, brightLevel: 255)))
-        #expect(pipeline.passes(for: code) == balanced)
-        #expect(pipeline.passes(for: dim) == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: nil, brightLevel: 0)))
+        #expect(pipeline.plan(for: blurred).passes == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: 2, brightLevel: 255)))
+        #expect(pipeline.plan(for: code).passes == balanced)
+        #expect(pipeline.plan(for: dim).passes == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: nil, brightLevel: 0)))
         // Passes given (to measure one) are kept as given.
-        #expect(DecodePipeline(passes: [.sharpen, .deblurred]).passes(for: blurred) == [.sharpen, .deblurred])
+        #expect(DecodePipeline(passes: [.sharpen, .deblurred]).plan(for: blurred).passes == [.sharpen, .deblurred])
         // And the blurred code is read, on one thread and on two.
         for workers in [1, 2] {
             #expect(DecodePipeline(workers: workers).decode(blurred).map(\.text) == ["U8b82T"], "\(workers) workers")
