@@ -26,7 +26,7 @@ stamp="$B/stamp"
 sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift \
   Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \
-  Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
+  Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
 if [ ! -x "$B/scand-fuzz" ] || [ -n "$(find $sources -newer "$stamp" 2>/dev/null | head -1)" ]; then
   echo "fuzz: building the targets"
   module() {
@@ -47,7 +47,7 @@ MAP
   module ImageLoading
   swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift \
     Sources/Decoding/IntegralImage.swift Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift \
-    Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift -L "$B" \
+    Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift -L "$B" \
     -lImageLoading -lScanConfig -lScanHardware -lScanCore "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
   touch "$stamp"

@@ -116,12 +116,26 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // the modules back their edges, and enlarging gives the detectors pixels enough to
             // trace them; neither does alone. Read for 2D codes only (`DecodePipeline.matrixReaders`):
             // a linear code has passes enough, and one more look at it is one more chance of
-            // a misread.
+            // a misread. Then, for a frame out of focus (`MadeImages.lensBlur`), the frame
+            // deconvolved in two dimensions for its own blur rounded down and up to a quarter
+            // pixel (`PlaneDeconvolution`), enlarged twice up to 640x480 (as it is at 720p; not
+            // beyond): blurred Aztec, DataMatrix and QR codes that neither the one-way
+            // deconvolutions nor zxing-cpp 3.1 read.
             let scale = Self.resampledScale(frame)
             guard scale >= 1.25 else { return [] }
-            return Self.lensBlurs.map { sigma in
+            var groups: [@Sendable () -> [TransformedFrame]] = Self.lensBlurs.map { sigma in
                 { [TransformedFrame(frame: Self.cubic(Self.deblurred(frame, sigma: sigma, made: made), scale: scale), scale: 1 / scale)] }
             }
+            if let blur = made?.lensBlur {
+                let below = (blur * 4).rounded(.down) / 4
+                let enlarge = frame.width * frame.height <= PlaneDeconvolution.largestEnlarged
+                groups.append {
+                    PlaneDeconvolution.deblurred(frame, sigmas: [below, below + 0.25]).map {
+                        enlarge ? TransformedFrame(frame: Self.cubic($0, scale: 2), scale: 0.5) : TransformedFrame(frame: $0, scale: 1)
+                    }
+                }
+            }
+            return groups
         default:
             return [{ self.images(frame, made: made) }]
         }

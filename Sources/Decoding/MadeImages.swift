@@ -10,9 +10,13 @@ public final class MadeImages: @unchecked Sendable {
     /// The frame's own lens blur (`FrameCondition.fittedLensBlur(beyond:)`), which `deblurred` also
     /// deconvolves for.
     public let fittedLensBlur: Double?
+    /// The frame's lens blur where it is out of focus (`FrameCondition.blur`), which
+    /// `deblurredResampled` deconvolves for in two dimensions (`PlaneDeconvolution`).
+    public let lensBlur: Double?
 
-    public init(fittedLensBlur: Double? = nil) {
+    public init(fittedLensBlur: Double? = nil, lensBlur: Double? = nil) {
         self.fittedLensBlur = fittedLensBlur
+        self.lensBlur = lensBlur
     }
 
     /// The image of `kind`, made by `make` the first time it is asked for.

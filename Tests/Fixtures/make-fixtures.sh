@@ -162,3 +162,9 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # 2 px it is read by nothing; for the frame's own blur (FrameCondition.fittedLensBlur(beyond:)), by zxing
 # (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/Code-39-04-blur.jpg").convert("L").crop((1150, 60, 1790, 540)).save("code39-blur-wide.png")'
+
+# aztec-blur-plane.png: an Aztec of REF-ticket-86397769608 blurred by about 1.6 px (its edge spread),
+# cut from a 640x480 scene of bench/make-devset.py's set --seed 7373 (Aztec-04-blur.png). Deconvolved
+# along rows and columns it is read by nothing; in two dimensions (PlaneDeconvolution), by zxing
+# (issue 18).
+# python3 -c 'from PIL import Image; Image.open("/tmp/dev7373/Aztec-04-blur.png").convert("L").crop((240, 110, 480, 320)).save("aztec-blur-plane.png", optimize=True)'

@@ -130,6 +130,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         let condition = FrameCondition(of: frame)
         check((0...255).contains(condition.brightLevel), "bright level \(condition.brightLevel)")
         if let blur = condition.blur { check(blur.isFinite && blur > 0, "blur \(blur)") }
+        // Deconvolved in two dimensions (PlaneDeconvolution) for a blur of 1-2.75 px and a
+        // quarter more: bounded, an image of the frame's size for each blur, or none.
+        let sigma = 1 + Double(data[1] % 8) / 4
+        let planes = PlaneDeconvolution.deblurred(frame, sigmas: [sigma, sigma + 0.25])
+        check(planes.isEmpty || planes.count == 2 && planes.allSatisfy { $0.width == width && $0.height == height }, "\(planes.count) deconvolved images")
         // Along a line through the middle (BarRun): bounded, a count no larger than the line's
         // dark runs could be.
         let reach = 16 + Int(data[1]), angle = Double(data[0]) * Double.pi / 128
