@@ -223,7 +223,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// the rules, in region coordinates.
     func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
         kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1)
-            .filter { !t.eanMustFit || !$0.symbology.isEANFamily || EANVerifier.verify($0, in: t.frame) == .fits }
+            .filter { !t.eanMustFit || !$0.symbology.isEANFamily || (!Self.isThin($0) && EANVerifier.verify($0, in: t.frame) == .fits) }
             .map { t.mapBack($0) }
     }
 

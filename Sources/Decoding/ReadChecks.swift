@@ -114,11 +114,17 @@ extension DecodePipeline {
         symbols.filter { s in
             guard s.symbology.isEANFamily, s.corners.count == 4 else { return true }
             if fitting.contains(where: { $0.text == s.text && $0.corners == s.corners }) { return true }
-            let b = s.bounds
-            guard min(b.width, b.height) * 30 < max(b.width, b.height) else { return true }
+            guard isThin(s) else { return true }
             if case .misfit = EANVerifier.verify(s, in: frame) { return false }
             return true
         }
+    }
+
+    /// Whether a read came from a thin band of lines: across less than a thirtieth of its length.
+    static func isThin(_ s: Symbol) -> Bool {
+        guard !s.corners.isEmpty else { return false }
+        let b = s.bounds
+        return min(b.width, b.height) * 30 < max(b.width, b.height)
     }
 
     /// The reads that are not a part of a longer code. A code without a check character

@@ -63,23 +63,32 @@ import Testing
         #expect(EdgeSpread.sigma(of: GrayFrame(width: 16, height: 16, pixels: [UInt8](repeating: 0, count: 256))) == nil)
     }
 
-    @Test func aFrameOutOfFocusIsDeconvolvedFirstAndADarkOneHalvedFirst() throws {
+    @Test func aFrameOutOfFocusIsDeconvolvedFirstADarkOneHalvedFirstAndOneInFocusEnlargedSooner() throws {
         let balanced = ImagePass.passes(for: .balanced)
+        // In focus: `resampled` right after `flatField`, the rest in their order.
+        let inFocus: [ImagePass] = [.rotate, .thresholds, .quietZone, .regions, .invert, .flatField, .resampled, .sharpen, .enhancedRegions,
+                                    .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .deblurredResampled, .runes]
+        #expect(Set(inFocus) == Set(balanced) && inFocus.count == balanced.count)
         let sharp = FrameCondition(blur: 0.85, brightLevel: 210)
         #expect(!sharp.isOutOfFocus && !sharp.isDark)
-        #expect(ImagePass.passes(for: .balanced, condition: sharp) == balanced)
-        #expect(ImagePass.passes(for: .balanced, condition: FrameCondition(blur: nil, brightLevel: 210)) == balanced)
-        // The same passes; the moved ones right after quietZone, the others in their order.
+        #expect(ImagePass.passes(for: .balanced, condition: sharp) == inFocus)
+        #expect(ImagePass.passes(for: .balanced, condition: FrameCondition(blur: nil, brightLevel: 210)) == inFocus)
+        // The same passes; the moved ones right after quietZone, the others in their order (in
+        // focus, as above; out of focus, `balanced`'s).
         func check(_ condition: FrameCondition, moves moved: [ImagePass]) throws {
             let order = ImagePass.passes(for: .balanced, condition: condition)
             #expect(Set(order) == Set(balanced) && order.count == balanced.count)
             let at = try #require(order.firstIndex(of: .quietZone))
             #expect(Array(order[(at + 1)...(at + moved.count)]) == moved)
-            #expect(order.filter { !moved.contains($0) } == balanced.filter { !moved.contains($0) })
+            let base = condition.isOutOfFocus ? balanced : inFocus
+            #expect(order.filter { !moved.contains($0) } == base.filter { !moved.contains($0) })
         }
         try check(FrameCondition(blur: 2.1, brightLevel: 210), moves: [.deblurred, .deblurredResampled])
         try check(FrameCondition(blur: nil, brightLevel: 40), moves: [.downscale])
         try check(FrameCondition(blur: 1.5, brightLevel: 60), moves: [.deblurred, .deblurredResampled, .downscale])
+        // Out of focus, `resampled` stays late, behind the deconvolutions.
+        let blurredOrder = ImagePass.passes(for: .balanced, condition: FrameCondition(blur: 2.1, brightLevel: 210))
+        #expect(blurredOrder.firstIndex(of: .resampled)! > blurredOrder.firstIndex(of: .highlights)!)
         #expect(ImagePass.passes(for: .fast, condition: FrameCondition(blur: 2, brightLevel: 20)).isEmpty)
 
         // The brightest hundredth: the cards' paper; a tenth of the light: dark.
@@ -95,7 +104,7 @@ import Testing
         #expect(FrameCondition(of: blurred).isOutOfFocus && !FrameCondition(of: code).isOutOfFocus)
         let pipeline = DecodePipeline()
         #expect(pipeline.plan(for: blurred).passes == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: 2, brightLevel: 255)))
-        #expect(pipeline.plan(for: code).passes == balanced)
+        #expect(pipeline.plan(for: code).passes == inFocus)
         #expect(pipeline.plan(for: dim).passes == ImagePass.passes(for: .balanced, condition: FrameCondition(blur: nil, brightLevel: 0)))
         // Passes given (to measure one) are kept as given.
         #expect(DecodePipeline(passes: [.sharpen, .deblurred]).plan(for: blurred).passes == [.sharpen, .deblurred])

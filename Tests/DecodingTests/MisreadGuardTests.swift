@@ -77,6 +77,23 @@ import Testing
         #expect(DecodePipeline(quality: .accurate).decode(frame).map(\.text) == ["07249969"])
     }
 
+    /// The same crop enlarged (`resampled`): zbar reads 07249949 there from a thin band of lines
+    /// (across under a thirtieth of its length, the whole code long) whose bars fit the enlarged
+    /// image. A thin EAN/UPC
+    /// read of an enlarged image does not count: the pass, now early for a frame in focus,
+    /// would answer the misread before the sharpened frame's read.
+    @Test func aThinEANReadOfAnEnlargedImageDoesNotCount() throws {
+        let frame = try ImageFile.load(Fixture.path("upce-crossed.png"))
+        let zbar = ZBarDecoder()
+        let misreads = ImagePass.resampled.apply(frame).flatMap { zbar.decode($0.frame) }.filter { $0.text == "07249949" }
+        #expect(misreads.contains { $0.corners.count >= 2 && DecodePipeline.isThin($0) }, "\(misreads.map(\.corners))")
+        for workers in [1, 2] {
+            #expect(!DecodePipeline(workers: workers, passes: [.resampled]).decode(frame).contains { $0.text == "07249949" }, "\(workers) workers")
+        }
+        let order = ImagePass.passes(for: .balanced, condition: FrameCondition(of: frame))
+        #expect(order.firstIndex(of: .resampled)! < order.firstIndex(of: .sharpen)!)
+    }
+
     /// The rule on reads alone: an engine that reads two different EAN/UPC codes in one place
     /// confirms neither, even where the other engine reads one of them alike; the other
     /// engine's read still counts (confirmed by the first engine's like read). Codes apart are
