@@ -168,15 +168,8 @@ enum PlaneDeconvolution {
                                 // Eight butterflies at a time.
                                 var k = 0
                                 while k < half {
-                                    let c = load(wr + (w &+ k)), s = load(wi + (w &+ k)) * sign
-                                    let p = start &+ k, q = p &+ half
-                                    let qr = load(re + q), qi = load(im + q)
-                                    let tr = qr * c - qi * s, ti = qr * s + qi * c
-                                    let pr = load(re + p), pi = load(im + p)
-                                    store(pr - tr, re + q)
-                                    store(pi - ti, im + q)
-                                    store(pr + tr, re + p)
-                                    store(pi + ti, im + p)
+                                    let p = start &+ k
+                                    butterfly(re, im, p, p &+ half, load(wr + (w &+ k)), load(wi + (w &+ k)) * sign)
                                     k &+= 8
                                 }
                             } else {
@@ -230,15 +223,8 @@ enum PlaneDeconvolution {
                         let w = half &- 1
                         for start in Swift.stride(from: 0, to: n, by: 2 &* half) {
                             for k in 0..<half {
-                                let c = SIMD8<Float>(repeating: wr[w &+ k]), s = SIMD8<Float>(repeating: wi[w &+ k] * sign)
-                                let p = (start &+ k) &* line &+ column, q = p &+ half &* line
-                                let qr = load(re + q), qi = load(im + q)
-                                let tr = qr * c - qi * s, ti = qr * s + qi * c
-                                let pr = load(re + p), pi = load(im + p)
-                                store(pr - tr, re + q)
-                                store(pi - ti, im + q)
-                                store(pr + tr, re + p)
-                                store(pi + ti, im + p)
+                                let p = (start &+ k) &* line &+ column
+                                butterfly(re, im, p, p &+ half &* line, SIMD8(repeating: wr[w &+ k]), SIMD8(repeating: wi[w &+ k] * sign))
                             }
                         }
                         half <<= 1
@@ -249,6 +235,19 @@ enum PlaneDeconvolution {
             }
             }
             }
+        }
+
+        /// Eight butterflies side by side: the points from `p` and from `q` on become their sum
+        /// and difference, `q`'s turned by the twiddle `c` + i`s` first.
+        @inline(__always) func butterfly(_ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, _ p: Int, _ q: Int,
+                                         _ c: SIMD8<Float>, _ s: SIMD8<Float>) {
+            let qr = load(re + q), qi = load(im + q)
+            let tr = qr * c - qi * s, ti = qr * s + qi * c
+            let pr = load(re + p), pi = load(im + p)
+            store(pr - tr, re + q)
+            store(pi - ti, im + q)
+            store(pr + tr, re + p)
+            store(pi + ti, im + p)
         }
 
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
