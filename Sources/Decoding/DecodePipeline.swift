@@ -179,7 +179,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func plan(for region: GrayFrame) -> (passes: [ImagePass], made: MadeImages) {
         guard !passes.isEmpty else { return (passes, MadeImages()) }
         let condition = FrameCondition(of: region)
-        return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(fittedLensBlur: condition.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!), lensBlur: condition.isOutOfFocus ? condition.blur : nil))
+        return (passesGiven ? passes : ImagePass.passes(for: quality, condition: condition), MadeImages(condition: condition))
     }
 
     /// The codes of an image that the first of `lookers` have read (`lists`, in order) give:

@@ -66,16 +66,19 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// 1.7 times with it after `regions`, 1.3 after `invert`, 1.05 after `flatField`). A frame
     /// out of focus keeps it late, behind the deconvolutions.
     public static func passes(for quality: DecodePipeline.Quality, condition: FrameCondition) -> [ImagePass] {
-        var all = passes(for: quality)
-        if !condition.isOutOfFocus, let from = all.firstIndex(of: .resampled), all.contains(.flatField) {
-            all.remove(at: from)
-            all.insert(.resampled, at: all.firstIndex(of: .flatField)! + 1)
-        }
+        let all = passes(for: quality)
+        let order = condition.isOutOfFocus ? all : moving([.resampled], after: .flatField, in: all)
         let wanted: [ImagePass] = (condition.isOutOfFocus ? [.deblurred, .deblurredResampled] : []) + (condition.isDark ? [.downscale] : [])
-        let moved = wanted.filter(all.contains)
-        guard !moved.isEmpty, all.contains(.quietZone) else { return all }
-        var rest = all.filter { !moved.contains($0) }
-        rest.insert(contentsOf: moved, at: rest.firstIndex(of: .quietZone)! + 1)
+        return moving(wanted, after: .quietZone, in: order)
+    }
+
+    /// `passes` with those of `moved` it holds taken out and put back right after `anchor`, in
+    /// `moved`'s order (as they were where `anchor` is not among them).
+    static func moving(_ moved: [ImagePass], after anchor: ImagePass, in passes: [ImagePass]) -> [ImagePass] {
+        let moved = moved.filter(passes.contains)
+        guard !moved.isEmpty, passes.contains(anchor) else { return passes }
+        var rest = passes.filter { !moved.contains($0) }
+        rest.insert(contentsOf: moved, at: rest.firstIndex(of: anchor)! + 1)
         return rest
     }
 

@@ -7,17 +7,19 @@ import ScanHardware
 public final class MadeImages: @unchecked Sendable {
     enum Kind: Hashable { case deblurred(Double), enlarged }
     private let images = Locked<[Kind: Locked<GrayFrame?>]>([:])
-    /// The frame's own lens blur (`FrameCondition.fittedLensBlur(beyond:)`), which `deblurred` also
-    /// deconvolves for.
-    public let fittedLensBlur: Double?
-    /// The frame's lens blur where it is out of focus (`FrameCondition.blur`), which
-    /// `deblurredResampled` deconvolves for in two dimensions (`PlaneDeconvolution`).
-    public let lensBlur: Double?
+    /// The frame's condition, measured before its passes (nil: not measured, no blur of its own).
+    public let condition: FrameCondition?
 
-    public init(fittedLensBlur: Double? = nil, lensBlur: Double? = nil) {
-        self.fittedLensBlur = fittedLensBlur
-        self.lensBlur = lensBlur
+    public init(condition: FrameCondition? = nil) {
+        self.condition = condition
     }
+
+    /// The frame's own lens blur beyond the fixed ones (`FrameCondition.fittedLensBlur(beyond:)`),
+    /// which `deblurred` also deconvolves for.
+    var fittedLensBlur: Double? { condition?.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!) }
+    /// The frame's lens blur where it is out of focus, which `deblurredResampled` deconvolves for
+    /// in two dimensions (`PlaneDeconvolution`).
+    var lensBlur: Double? { condition.flatMap { $0.isOutOfFocus ? $0.blur : nil } }
 
     /// The image of `kind`, made by `make` the first time it is asked for.
     func image(_ kind: Kind, make: () -> GrayFrame) -> GrayFrame {

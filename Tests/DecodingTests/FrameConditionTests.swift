@@ -131,7 +131,7 @@ import Testing
         let fitted = try #require(condition.fittedLensBlur(beyond: ImagePass.lensBlurs.max()!))
         #expect(fitted >= 2.5 && fitted <= 3.0)
         let fixed = ImagePass.deblurred.apply(frame, made: MadeImages())
-        let all = ImagePass.deblurred.apply(frame, made: MadeImages(fittedLensBlur: fitted))
+        let all = ImagePass.deblurred.apply(frame, made: MadeImages(condition: condition))
         #expect(fixed.count == 2 && all.count == 3)
         let zxing = ZXingDecoder()
         #expect(fixed.allSatisfy { zxing.decode($0.frame).isEmpty })

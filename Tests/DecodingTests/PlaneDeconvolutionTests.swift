@@ -85,7 +85,7 @@ import Testing
         let oneWay = ImagePass.deblurred.apply(frame, made: MadeImages()) + ImagePass.deblurredResampled.apply(frame, made: MadeImages())
         #expect(oneWay.count == 4)
         #expect(oneWay.allSatisfy { zxing.decode($0.frame).isEmpty })
-        let withPlane = ImagePass.deblurredResampled.apply(frame, made: MadeImages(lensBlur: blur))
+        let withPlane = ImagePass.deblurredResampled.apply(frame, made: MadeImages(condition: condition))
         #expect(withPlane.count == 4)
         let plane = withPlane.suffix(2)
         #expect(plane.allSatisfy { $0.frame.width == 2 * frame.width && $0.scale == 0.5 })
