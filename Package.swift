@@ -78,10 +78,22 @@ let package = Package(
             name: "MQTTLink",
             dependencies: ["ScanCore", "ScanHardware", "ScanRuntime", "CMosquitto", .product(name: "Logging", package: "swift-log")]
         ),
+        // The one composition root: config -> board (drivers) -> kiosk runtime -> services, as
+        // `scand run` runs it and as the tests build it.
+        .target(
+            name: "ScanApp",
+            dependencies: [
+                "ScanCore", "ScanHardware", "Decoding", "ScanConfig", "SimulatedHardware", "LinuxHardware",
+                "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "scand",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig",
+                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig", "ScanApp",
                 "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -102,6 +114,13 @@ let package = Package(
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
+        .testTarget(
+            name: "KioskAppTests",
+            dependencies: ["ScanApp", "ScanConfig", "ScanCore", "ScanHardware", "ScanRuntime", "SimulatedHardware", "SetupPage",
+                           "ImageLoading", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                           .product(name: "InMemoryLogging", package: "swift-log")]
+        ),
         .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware", "ImageLoading", "Viewfinder"]),
     ],
     cxxLanguageStandard: .cxx17

@@ -109,7 +109,8 @@ public actor KioskRuntime: Service {
     private let decodeWorker = DecodeWorker(label: "scand.decode")
     private let deepWorker = DecodeWorker(label: "scand.decode-deep")
     private let deepJobs = LatestSlot<FrameHandler.DeepJob>()
-    private var host: (port: any SerialPort, version: String, applySet: @Sendable (String, String) async -> String?)?
+    /// The host's serial link and the answers to its lines, set before `run()`.
+    private let host = Locked<(port: any SerialPort, answer: @Sendable (String) async -> String)?>(nil)
     private var stopRequested = false
     private let stopSignal = Wakeup()
     /// The speaker's reports (from its thread), fed to the loop by a child.
@@ -139,11 +140,10 @@ public actor KioskRuntime: Service {
     }
 
     /// Serves the host's line protocol (`HostCommand`) on `port` while `run()` runs: each line
-    /// gets one answer line, `OK ...` or `ERR ...`; malformed or over-long input changes
-    /// nothing. `applySet` tries `SET key=value` and returns nil or the error. Call before `run()`.
-    public func serveHost(on port: any SerialPort, version: String,
-                          applySet: @escaping @Sendable (String, String) async -> String?) {
-        host = (port, version, applySet)
+    /// gets one answer line, `answer`'s (`OK ...` or `ERR ...`); an over-long line gets `ERR`
+    /// and changes nothing. Call before `run()`.
+    public nonisolated func serveHost(on port: any SerialPort, answer: @escaping @Sendable (String) async -> String) {
+        host.withLock { $0 = (port, answer) }
     }
 
     /// Runs until `stop()`, graceful shutdown or cancellation: opens the camera (retrying with
@@ -174,8 +174,8 @@ public actor KioskRuntime: Service {
                         }
                     }
                 }
-                if let host {
-                    group.addTask { await self.serveHost(host.port, version: host.version, applySet: host.applySet) }
+                if let host = host.withLock({ $0 }) {
+                    group.addTask { await self.serveHost(host.port, answer: host.answer) }
                 }
                 await stopSignal.wait()
                 group.cancelAll()
@@ -318,17 +318,16 @@ public actor KioskRuntime: Service {
         }
     }
 
-    private func serveHost(_ port: any SerialPort, version: String,
-                           applySet: @Sendable (String, String) async -> String?) async {
+    private func serveHost(_ port: any SerialPort, answer: @Sendable (String) async -> String) async {
         var lines = LineAssembler()
         for await chunk in port.received() {
             for item in lines.feed(chunk) {
-                let answer: String
+                let reply: String
                 switch item {
-                case .tooLong: answer = "ERR line too long (at most \(HostCommand.maxLength) bytes)"
-                case .line(let text): answer = await command(text, version: version, applySet: applySet)
+                case .tooLong: reply = "ERR line too long (at most \(HostCommand.maxLength) bytes)"
+                case .line(let text): reply = await answer(text)
                 }
-                reply(answer, on: port)
+                self.reply(reply, on: port)
             }
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Decoding
 import ImageLoading
 import Logging
+import ScanApp
 import ScanConfig
 import ScanHardware
 import ScanCore

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ScanApp
 import ScanConfig
 import ScanCore
 

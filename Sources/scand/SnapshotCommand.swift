@@ -1,5 +1,6 @@
 import ArgumentParser
 import ImageLoading
+import ScanApp
 import ScanConfig
 import ScanCore
 import ScanHardware

@@ -168,3 +168,7 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # along rows and columns it is read by nothing; in two dimensions (PlaneDeconvolution), by zxing
 # (issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev7373/Aztec-04-blur.png").convert("L").crop((240, 110, 480, 320)).save("aztec-blur-plane.png", optimize=True)'
+# A DataMatrix between two QR codes (scan.multiple): the second QR is nearer the middle.
+qrencode -s 6 -m 4 -o /tmp/qr-second.png "scand second QR"
+/usr/bin/convert qr.png \( datamatrix.png -bordercolor white -border 20 \) \( /tmp/qr-second.png -bordercolor white -border 30 \) \
+  -background white -gravity center +append +repage -bordercolor white -border 30 three-codes.png

@@ -129,9 +129,12 @@ func temporaryPath() -> String {
     @Test func everyHostCommandThroughTheService() async throws {
         let service = try ServiceKiosk(images: ["no-code.png"])
         let applied = Locked<[String]>([])
-        await service.runtime.serveHost(on: service.serial, version: "9.9") { key, value in
-            if key == "scan.session_timeout_ms" { applied.withLock { $0.append("\(key)=\(value)") }; return nil }
-            return "unknown key"
+        let runtime = service.runtime
+        runtime.serveHost(on: service.serial) { line in
+            await runtime.command(line, version: "9.9") { key, value in
+                if key == "scan.session_timeout_ms" { applied.withLock { $0.append("\(key)=\(value)") }; return nil }
+                return "unknown key"
+            }
         }
         try await service.start()
         func ask(_ line: String, expect answer: String) async throws {

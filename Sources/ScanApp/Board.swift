@@ -11,19 +11,22 @@ import MQTTLink
 import Glibc
 #endif
 
-/// The one composition root: drivers chosen and made from the config.
-struct Board {
-    var hardware: KioskHardware
-    var outputs: [any ResultOutput]
-    var simulatedButton: SimulatedButton?
+/// The drivers and outputs the config names, made and not yet started: the first floor of the
+/// composition (`KioskApp` builds the kiosk and its services on it).
+public struct Board {
+    public var hardware: KioskHardware
+    public var outputs: [any ResultOutput]
+    public var simulatedButton: SimulatedButton?
     /// The serial port, for host commands.
-    var serialPort: (any SerialPort)?
+    public var serialPort: (any SerialPort)?
     /// The highest result number the outboxes have seen (results keep counting from there).
-    var lastSequence = 0
+    public var lastSequence = 0
     /// Held while the daemon runs: one daemon per outbox folder.
-    var stateLock: StateLock?
+    public var stateLock: StateLock?
     /// The MQTT output, when `[output.mqtt]` names a broker (started by `run`).
-    var mqtt: MQTTOutput?
+    public var mqtt: MQTTOutput?
+    /// Simulated hardware: every change of its lines, camera and speaker.
+    public var trace: Trace?
 
     /// The outbox folder, made (mode 0750) if it is not there; its parent must exist.
     static func makeDirectory(_ path: String) throws {
@@ -33,7 +36,8 @@ struct Board {
                             hint: "the outbox folder (outbox.directory) cannot be made")
     }
 
-    static func make(_ config: ScandConfig, logger: Logger) throws -> Board {
+    /// Drivers, outputs and outboxes for `config` (`version`: what MQTT reports).
+    public static func make(_ config: ScandConfig, version: String, logger: Logger) throws -> Board {
         var outputs: [any ResultOutput] = []
         var lastSequence = 0
         if let directory = config.outboxDirectory { try makeDirectory(directory) }
@@ -85,7 +89,7 @@ struct Board {
                                             writer: Writers.hidKeyboard(path: config.hid.device, layout: config.hid.layout)))
         }
         let mqtt = try config.mqtt.url.map { url in
-            try makeMQTT(config.mqtt, url: url, outbox: try outbox("mqtt"), logger: logger)
+            try makeMQTT(config.mqtt, url: url, outbox: try outbox("mqtt"), version: version, logger: logger)
         }
         if let mqtt { outputs.append(mqtt) }
         switch config.hardware {
@@ -107,7 +111,7 @@ struct Board {
                                              : line("buzzer"),
                                          statusLED: line("status_led"), speaker: speaker)
             return Board(hardware: hardware, outputs: outputs, simulatedButton: button, serialPort: serialPort, lastSequence: lastSequence,
-                         stateLock: stateLock, mqtt: mqtt)
+                         stateLock: stateLock, mqtt: mqtt, trace: trace)
         case .linux:
             let camera = try Self.camera(config)
             func lineSettings(_ role: String) -> LineSettings? {
@@ -144,7 +148,7 @@ struct Board {
     }
 
     /// The config's camera, not opened: a V4L2 device or the simulated one playing images.
-    static func camera(_ config: ScandConfig) throws -> any FrameSource {
+    public static func camera(_ config: ScandConfig) throws -> any FrameSource {
         switch config.hardware {
         case .simulated:
             return try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
@@ -161,7 +165,7 @@ struct Board {
 
     /// The MQTT output: client id (default: the host name), topic prefix (default
     /// `scand/<client id>`), credentials from the password file, TLS files checked here.
-    static func makeMQTT(_ m: ScandConfig.MQTT, url: MQTTURL, outbox: Outbox, logger: Logger) throws -> MQTTOutput {
+    static func makeMQTT(_ m: ScandConfig.MQTT, url: MQTTURL, outbox: Outbox, version: String, logger: Logger) throws -> MQTTOutput {
         let clientID = m.clientID.isEmpty ? hostName() : m.clientID
         var settings = MQTTClient.Settings(host: url.host, port: url.port, clientID: clientID)
         settings.keepalive = m.keepalive
@@ -183,12 +187,13 @@ struct Board {
         }
         let prefix = m.topicPrefix.isEmpty ? "scand/\(clientID)" : m.topicPrefix
         let output = try MQTTOutput(settings: settings, prefix: prefix, qos: m.qos, outbox: outbox, commands: m.commands,
-                                    version: Scand.configuration.version, logger: logger)
+                                    version: version, logger: logger)
         logger.notice("mqtt: \(url) as \(clientID), topics \(prefix)/result, status, cmd\(m.events ? ", event" : "")")
         return output
     }
 
-    static func hostName() -> String {
+    /// The host name as an MQTT client id takes it (letters, digits, `-_.`; `scand` if none).
+    public static func hostName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count) == 0 else { return "scand" }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -199,7 +204,7 @@ struct Board {
     /// espeak-ng as `[feedback.speech]` says: WAV files in `wav_dir`, or the ALSA device; nil
     /// when speech is off. A voice or device that cannot be had stops the start (a kiosk
     /// configured to speak must not stay silent unnoticed).
-    static func speaker(_ speech: ScandConfig.SpeechConfig, logger: Logger) throws -> (any Speaker)? {
+    public static func speaker(_ speech: ScandConfig.SpeechConfig, logger: Logger) throws -> (any Speaker)? {
         guard speech.enabled else { return nil }
         let voice = EspeakSpeaker.Voice(name: speech.voice, rate: speech.rate, volume: speech.volume)
         let speaker = try EspeakSpeaker(voice: voice, output: speech.wavDirectory.map { .wavDirectory($0) } ?? .alsa(speech.device))
@@ -216,7 +221,7 @@ struct Board {
     /// The config file with its overrides, validated as `ConfigLoader` does and against the
     /// decoding engines: a symbology that no configured engine reads is an error naming the
     /// engines that do (it would otherwise never read, silently).
-    static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
+    public static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
         let config = try ConfigLoader.load(path: path, overrides: overrides, knownVoice: { EspeakSpeaker.hasVoice($0) })
         let engines = config.engines
         let read = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
@@ -236,14 +241,16 @@ struct Board {
 
     /// What a running kiosk takes from `config`: the one mapping used at start, on SIGHUP and
     /// on a host `SET` (`hasTorchLine`: whether the board has a torch line at all).
-    static func tuning(_ config: ScandConfig, hasTorchLine: Bool) -> KioskTuning {
+    public static func tuning(_ config: ScandConfig, hasTorchLine: Bool) -> KioskTuning {
         var settings = config.kiosk
         settings.hasTorch = hasTorchLine && config.kiosk.hasTorch
         settings.sameSymbolTimeout = config.sameSymbolTimeout
         settings.speech = config.feedback.speech.behaviour
         return KioskTuning(settings: settings, viewport: config.viewport,
                            decoder: DecodePipeline(symbologies: config.symbologies, quality: config.decodeQuality,
-                                                   rules: config.rules, engines: config.engines, checksReadsInFrame: true),
+                                                   rules: config.rules, engines: config.engines, checksReadsInFrame: true,
+                                                   // `scan.multiple`: up to N codes of a frame, so the first look must not stop at one.
+                                                   stopsAtFirstCode: config.kiosk.multiple <= 1),
                            sameSymbolTimeout: config.sameSymbolTimeout, phrases: config.feedback.speech.phrases)
     }
 }

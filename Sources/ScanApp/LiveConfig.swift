@@ -6,7 +6,7 @@ import ScanRuntime
 /// run (one per key, the latest kept). SIGHUP reads the file again with them; a `SET` is
 /// validated like the file and applied without a restart. Keys that name hardware, files or
 /// outputs are refused while running (they take effect at start).
-actor LiveConfig {
+public actor LiveConfig {
     let path: String
     let overrides: [String]
     /// Host `SET`s by key, in the order first set.
@@ -18,8 +18,8 @@ actor LiveConfig {
     let applyTuning: @Sendable (KioskTuning) async -> Void
     let logger: Logger
 
-    init(path: String, overrides: [String], running: ScandConfig, hasTorchLine: Bool, logger: Logger,
-         apply: @escaping @Sendable (KioskTuning) async -> Void) {
+    public init(path: String, overrides: [String], running: ScandConfig, hasTorchLine: Bool, logger: Logger,
+                apply: @escaping @Sendable (KioskTuning) async -> Void) {
         self.path = path
         self.overrides = overrides
         self.startedWith = running.startOnly
@@ -29,7 +29,7 @@ actor LiveConfig {
     }
 
     /// `SET key=value`: nil when applied, else the reason for the `ERR` answer.
-    func set(_ key: String, _ value: String) async -> String? {
+    public func set(_ key: String, _ value: String) async -> String? {
         let override: Override
         do { override = try Override(key: key, value: value) } catch { return error.message }
         guard ScandConfig.takesEffectWhileRunning(override.key) else {
@@ -52,7 +52,7 @@ actor LiveConfig {
 
     /// SIGHUP: the file again, with the overrides and this run's `SET`s; a bad file is rejected
     /// and the running config kept.
-    func reload() async {
+    public func reload() async {
         do {
             let new = try Board.loadConfig(path: path, overrides: overrides + session.map(\.item))
             let restart = new.startOnly != startedWith

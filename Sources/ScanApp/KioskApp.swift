@@ -1,0 +1,202 @@
+import Dispatch
+import Logging
+import ScanConfig
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import ServiceLifecycle
+import SetupPage
+import SimulatedHardware
+import Viewfinder
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The kiosk as `scand run` runs it, made from a config: the board (drivers, outputs,
+/// outboxes), the kiosk runtime on it, the host command path, and every long-running part as a
+/// `Service`, in the order a `ServiceGroup` starts them. The group stops them in reverse: the
+/// doors first (reload, watchdog, setup page), then the kiosk (torch, LED and buzzer off, the
+/// camera closed), then the status writer and MQTT, which see the kiosk's last state.
+///
+/// The tests build their kiosks here too: what they run is what ships.
+public final class KioskApp: Sendable {
+    /// What `scand run` adds to the config.
+    public struct Options: Sendable {
+        /// The config file (read again on SIGHUP) and the `--set` overrides.
+        public var configPath: String
+        public var overrides: [String]
+        /// What `VERSION` and MQTT report.
+        public var version: String
+        /// Simulated hardware: press the button this often.
+        public var pressEvery: Duration?
+        /// Whether SIGHUP reloads the config (a process that runs several kiosks, as a test
+        /// does, leaves it to none).
+        public var reloadsOnSIGHUP: Bool
+
+        public init(configPath: String, overrides: [String] = [], version: String, pressEvery: Duration? = nil,
+                    reloadsOnSIGHUP: Bool = true) {
+            self.configPath = configPath
+            self.overrides = overrides
+            self.version = version
+            self.pressEvery = pressEvery
+            self.reloadsOnSIGHUP = reloadsOnSIGHUP
+        }
+    }
+
+    public let config: ScandConfig
+    /// The simulated button, on simulated hardware with a button line (the demo's Enter key).
+    public let simulatedButton: SimulatedButton?
+    /// Simulated hardware: the trace of its lines (torch, buzzer, status LED).
+    public let simulatedTrace: Trace?
+    /// The camera's name, for the log.
+    public let cameraName: String
+    public let runtime: KioskRuntime
+    /// The host command language, one path for the serial port, MQTT and the setup page.
+    public let commands: HostCommands
+    /// Every event of the kiosk (one JSON object each), as the setup page and control socket
+    /// stream them.
+    public let events: EventHub
+    /// The services, in start order.
+    public let services: [any Service]
+    /// The control socket actually served (nil when its folder does not exist).
+    public let controlSocket: String?
+    /// Held while the kiosk lives: one daemon per outbox folder, event and control socket.
+    private let locks: Locked<[StateLock]>
+
+    /// Builds the kiosk for `config`; throws what a person must fix before it can start (a
+    /// serial port or outbox that cannot be had, a lock held by another daemon).
+    public init(config: ScandConfig, options: Options, logger: Logger) throws {
+        self.config = config
+        let board = try Board.make(config, version: options.version, logger: logger)
+        var locks: [StateLock] = board.stateLock.map { [$0] } ?? []
+        var events: EventSocket?
+        if let path = config.eventSocket {
+            locks.append(try StateLock(path: path + ".lock"))
+            do { events = try EventSocket(path: path); logger.notice("events on \(path)") } catch {
+                logger.error("no event stream: \(error)")
+            }
+        }
+        // The control socket is on by default, in systemd's RuntimeDirectory: a daemon started
+        // by hand where that folder does not exist runs without it (said in the log).
+        var controlSocket = config.controlSocket
+        if let path = controlSocket {
+            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+            var st = stat()
+            if stat(folder.isEmpty ? "/" : folder, &st) != 0 {
+                logger.notice("no control socket: \(folder) does not exist (control.socket = \"\(path)\"; scand snapshot opens the camera itself)")
+                controlSocket = nil
+            } else {
+                do { locks.append(try StateLock(path: path + ".lock")) } catch {
+                    logger.error("no control socket: \(error)")
+                    controlSocket = nil
+                }
+            }
+        }
+        self.controlSocket = controlSocket
+        self.locks = Locked(locks)
+        let hub = EventHub()
+        self.events = hub
+        let mqtt = board.mqtt
+        let mqttEvents = config.mqtt.events ? mqtt : nil
+        let eventSink = events
+        let publish: @Sendable (String) -> Void = { line in
+            eventSink?.publish(line)
+            mqttEvents?.publishEvent(line)
+            hub.publish(line)
+        }
+        let status = StatusService(statusFile: config.statusFile, metricsFile: config.metricsFile, mqtt: mqtt)
+        let f = config.feedback
+        let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone, entryBeep: f.entryBeep)
+        let hasTorchLine = board.hardware.torch != nil
+        let runtime = KioskRuntime(hardware: board.hardware, tuning: Board.tuning(config, hasTorchLine: hasTorchLine),
+                                   outputs: board.outputs + [LogOutput(logger: logger)], logger: logger, patterns: patterns,
+                                   firstSequence: board.lastSequence + 1, keepStreaming: config.camera.keepStreaming,
+                                   onStatus: status.offer, onEvent: publish)
+        self.runtime = runtime
+        let live = LiveConfig(path: options.configPath, overrides: options.overrides, running: config, hasTorchLine: hasTorchLine,
+                              logger: logger) { await runtime.reload($0) }
+        let commands = HostCommands(runtime: runtime, live: live, version: options.version)
+        self.commands = commands
+        simulatedButton = board.simulatedButton
+        simulatedTrace = board.trace
+        cameraName = board.hardware.camera.name
+
+        var services: [any Service] = []
+        if let mqtt { services.append(MQTTService(mqtt: mqtt, commands: config.mqtt.commands ? commands : nil, runtime: runtime)) }
+        services.append(status)
+        if let port = board.serialPort, config.serial.commands {
+            // The runtime serves the port in its own task group.
+            runtime.serveHost(on: port) { await commands.answer($0) }
+        }
+        services.append(runtime)
+        if controlSocket != nil || config.webListen != nil {
+            let server = SetupServer(backend: SetupBackend.kiosk(runtime, commands: commands), events: hub, logger: logger)
+            if let path = controlSocket {
+                services.append(SetupPageService(server: server, door: .unix(path), logger: logger))
+                logger.notice("control socket on \(path) (scand snapshot; curl --unix-socket \(path) http://scand/api/status)")
+            }
+            if let address = config.webListen {
+                services.append(SetupPageService(server: server, door: .tcp(address.host, address.port, token: config.webToken), logger: logger))
+                logger.notice("setup page on http://\(address)/\(config.webToken == nil ? "" : " (token required)")")
+            }
+        }
+        services.append(WatchdogService(runtime: runtime, logger: logger))
+        if options.reloadsOnSIGHUP { services.append(ReloadService(live: live)) }
+        if let button = board.simulatedButton, let every = options.pressEvery {
+            services.append(PresserService(button: button, every: every))
+        }
+        self.services = services
+    }
+
+    /// The services as a group's configuration wants them.
+    public var serviceConfigurations: [ServiceGroupConfiguration.ServiceConfiguration] {
+        services.map { .init(service: $0) }
+    }
+}
+
+/// The host command language as every door answers it (serial port, MQTT, the setup page and
+/// control socket): one line in, one `OK ...` or `ERR ...` line out; `SET` goes through the
+/// live config, validated as the file is.
+public struct HostCommands: Sendable {
+    let runtime: KioskRuntime
+    let live: LiveConfig
+    let version: String
+
+    /// The answer to one line.
+    public func answer(_ line: String) async -> String {
+        let live = self.live
+        return await runtime.command(line, version: version) { key, value in await live.set(key, value) }
+    }
+}
+
+extension SetupBackend {
+    /// What the setup page and the control socket ask of the kiosk.
+    static func kiosk(_ runtime: KioskRuntime, commands: HostCommands) -> SetupBackend {
+        let camera = runtime.camera
+        return SetupBackend(
+            status: { await runtime.status.json },
+            command: { await commands.answer($0) },
+            snapshot: {
+                let (frame, tuning, torchOn) = try await runtime.snapshot()
+                // Decoded off the cooperative pool (deep passes may take a while).
+                return await withCheckedContinuation { c in
+                    DispatchQueue.global(qos: .utility).async {
+                        c.resume(returning: Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder,
+                                                     torchOn: torchOn, capture: "\(camera.name): \(camera.summary)"))
+                    }
+                }
+            },
+            frame: { await runtime.tap.next(within: .seconds(2)) },
+            view: { await runtime.view($0) },
+            controls: {
+                guard let adjustable = camera as? any AdjustableCamera else { return [] }
+                return try adjustable.controlSettings()
+            },
+            setControl: { name, value in
+                guard let adjustable = camera as? any AdjustableCamera else {
+                    throw HardwareError(.other, operation: "VIDIOC_S_CTRL", device: camera.name, hint: "this camera has no adjustable controls")
+                }
+                try adjustable.setControl(name, to: value)
+            })
+    }
+}

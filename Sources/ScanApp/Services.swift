@@ -1,0 +1,183 @@
+import Logging
+import MQTTLink
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import ServiceLifecycle
+import SetupPage
+import SimulatedHardware
+import UnixSignals
+
+// The long-running parts of the kiosk besides `KioskRuntime`, each a `Service` of the one group
+// `KioskApp` lists. Each runs until the group's graceful shutdown reaches it (never ending on
+// its own: the group would take that for a failure), then finishes its part and returns.
+
+/// The status file, the metrics file and MQTT's status topic, written off the kiosk's actor:
+/// the kiosk offers each new status and goes on; the newest is written, and at the end the
+/// last one (the kiosk stops before this service does).
+final class StatusService: Service {
+    private let statusFile: String?
+    private let metricsFile: String?
+    private let mqtt: MQTTOutput?
+    private let pending = Locked<KioskStatus?>(nil)
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    init(statusFile: String?, metricsFile: String?, mqtt: MQTTOutput?) {
+        self.statusFile = statusFile
+        self.metricsFile = metricsFile
+        self.mqtt = mqtt
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// A new status (from the kiosk's actor: it only stores it).
+    @Sendable func offer(_ status: KioskStatus) {
+        pending.withLock { $0 = status }
+        wake.yield()
+    }
+
+    func run() async {
+        for await _ in wakeups.cancelOnGracefulShutdown() { writePending() }
+        writePending()
+    }
+
+    private func writePending() {
+        guard let status = pending.withLock({ s in defer { s = nil }; return s }) else { return }
+        if let statusFile { try? FileBytes.writeAtomically(Array((status.json + "\n").utf8), to: statusFile) }
+        if let metricsFile { MetricsFile.write(status, to: metricsFile) }
+        mqtt?.publishStatus(json: status.json)
+    }
+}
+
+/// The MQTT link: connected at start; host commands from the command topic answered one at a
+/// time through the host command path (a flood waits in a short queue, and what does not fit
+/// is answered `ERR busy`); at the end `{"online":false}`, the results in flight acknowledged,
+/// goodbye.
+struct MQTTService: Service {
+    let mqtt: MQTTOutput
+    let commands: HostCommands?
+    let runtime: KioskRuntime
+    /// Commands that may wait for their turn.
+    static let queue = 32
+
+    private enum Input: Sendable {
+        case command(String, @Sendable (String) -> Void)
+        case connectionChanged
+    }
+
+    func run() async {
+        let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(Self.queue))
+        let onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
+        if commands == nil { onCommand = nil } else {
+            onCommand = { line, reply in
+                if case .dropped = feed.yield(.command(line, reply)) { reply("ERR busy: \(MQTTService.queue) commands are waiting") }
+            }
+        }
+        mqtt.start(onCommand: onCommand, onConnection: { _ in feed.yield(.connectionChanged) })
+        for await input in inputs.cancelOnGracefulShutdown() {
+            switch input {
+            case .command(let line, let reply):
+                if let commands { reply(await commands.answer(line)) }
+            case .connectionChanged:
+                await runtime.refreshStatus()
+            }
+        }
+        feed.finish()
+        mqtt.stop()
+    }
+}
+
+/// The setup page (TCP) or the control socket (a Unix socket): served until the end. A door
+/// that cannot be opened is logged and the kiosk runs on without it.
+struct SetupPageService: Service {
+    enum Door: Sendable {
+        case unix(String)
+        case tcp(String, UInt16, token: String?)
+    }
+    let server: SetupServer
+    let door: Door
+    let logger: Logger
+
+    func run() async {
+        let server = self.server, door = self.door
+        do {
+            try await cancelWhenGracefulShutdown {
+                switch door {
+                case .unix(let path): try await server.serve(unixPath: path)
+                case .tcp(let host, let port, let token): try await server.serve(host: host, port: port, token: token)
+                }
+            }
+        } catch {
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            switch door {
+            case .unix(let path): logger.error("no control socket \(path): \(error)")
+            case .tcp(let host, let port, _): logger.error("no setup page on \(host):\(port): \(error)")
+            }
+        }
+        try? await gracefulShutdown()
+    }
+}
+
+/// systemd: READY once the camera's first state is known (or after 5 s, the kiosk then waits
+/// for the camera by itself), the watchdog pinged only while the kiosk is healthy, the camera
+/// state in STATUS, and STOPPING when the group begins to stop.
+struct WatchdogService: Service {
+    let runtime: KioskRuntime
+    let logger: Logger
+
+    func run() async {
+        let systemd = SystemdNotifier.fromProcess()
+        let runtime = self.runtime, logger = self.logger
+        _ = try? await cancelWhenGracefulShutdown {
+            var first = await runtime.status
+            for _ in 0..<250 where first.camera == .starting {
+                try await Task.sleep(for: .milliseconds(20))
+                first = await runtime.status
+            }
+            systemd.notify("READY=1\nSTATUS=camera \(first.camera.name), torch \(first.torch.rawValue)")
+            guard let interval = systemd.watchdogInterval else {
+                try await gracefulShutdown()
+                return
+            }
+            var lastCamera = first.camera
+            while true {
+                try await Task.sleep(for: interval)
+                if await runtime.isHealthy() { systemd.notify("WATCHDOG=1") } else { logger.critical("kiosk loop stalled: watchdog not pinged") }
+                let now = await runtime.status.camera
+                if now != lastCamera { systemd.notify("STATUS=camera \(now.name)"); lastCamera = now }
+            }
+        }
+        systemd.notify("STOPPING=1")
+    }
+}
+
+/// SIGHUP: the config file read again (a bad one is rejected and the running config kept).
+struct ReloadService: Service {
+    let live: LiveConfig
+
+    func run() async {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        for await _ in hangups.cancelOnGracefulShutdown() {
+            let systemd = SystemdNotifier.fromProcess()
+            systemd.notify("RELOADING=1")
+            await live.reload()
+            systemd.notify("READY=1")
+        }
+    }
+}
+
+/// Simulated hardware: the button pressed at a fixed interval (`scand run --press-every`).
+struct PresserService: Service {
+    let button: SimulatedButton
+    let every: Duration
+
+    func run() async {
+        let button = self.button, every = self.every
+        _ = try? await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: every)
+                button.click()
+            }
+        }
+    }
+}
