@@ -113,7 +113,8 @@ public struct KioskMachine: Sendable {
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
-    private var torchMode: TorchMode { torchOverride ?? settings.torchMode }
+    /// The torch mode in force: the host's (`TORCH ON|OFF|AUTO`) or else the configured one.
+    public var torchMode: TorchMode { torchOverride ?? settings.torchMode }
 
     /// - Parameter firstSequence: the number the first result gets (results keep counting across
     ///   restarts when the runtime persists them).
@@ -124,8 +125,15 @@ public struct KioskMachine: Sendable {
         sameSymbol = SameSymbolFilter(window: settings.sameSymbolTimeout)
     }
 
+    /// Why the kiosk refuses a host's `event` (it then changes nothing); nil when it takes it.
+    /// A torch mode without a torch line: "no torch line".
+    public func refusal(of event: KioskEvent) -> String? {
+        if case .torchOverride = event, torch == .unavailable { return "no torch line" }
+        return nil
+    }
+
     public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
-        if phase == .stopped { return [] }
+        if phase == .stopped || refusal(of: event) != nil { return [] }
         switch event {
         case .started:
             var effects = torchOff(force: true)

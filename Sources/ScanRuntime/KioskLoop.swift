@@ -100,9 +100,7 @@ public final class KioskLoop {
                 patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
         self.keepStreaming = keepStreaming
-        var settings = tuning.settings
-        settings.sameSymbolTimeout = tuning.sameSymbolTimeout
-        machine = KioskMachine(settings: settings, firstSequence: firstSequence)
+        machine = KioskMachine(settings: Self.settings(tuning, hardware), firstSequence: firstSequence)
         player = IndicatorPlayer(patterns: patterns)
         self.hardware = hardware
         self.tuning = tuning
@@ -180,9 +178,16 @@ public final class KioskLoop {
     /// Applies new settings, viewport and decoder (SIGHUP, `SET`). Hardware stays as it is.
     public func reload(_ new: KioskTuning, now: Duration) {
         tuning = new
-        var settings = new.settings
-        settings.sameSymbolTimeout = new.sameSymbolTimeout
-        handle(.kiosk(.settingsChanged(settings)), now: now)
+        handle(.kiosk(.settingsChanged(Self.settings(new, hardware))), now: now)
+    }
+
+    /// The machine's settings in `tuning`: with its same-symbol time, and without a torch when
+    /// the hardware has no torch line.
+    private static func settings(_ tuning: KioskTuning, _ hardware: KioskHardware) -> KioskSettings {
+        var settings = tuning.settings
+        settings.sameSymbolTimeout = tuning.sameSymbolTimeout
+        settings.hasTorch = settings.hasTorch && hardware.torch != nil
+        return settings
     }
 
     /// The answer to a host command other than `SET` (which the runtime applies through the
@@ -194,6 +199,7 @@ public final class KioskLoop {
         case .trigger: handle(.kiosk(.hostTrigger), now: now); return "OK TRIGGER"
         case .stop: handle(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
+            if let refusal = machine.refusal(of: .torchOverride(mode)) { return "ERR TORCH: " + refusal }
             handle(.kiosk(.torchOverride(mode)), now: now)
             let word = mode.map { $0.rawValue.uppercased() } ?? "DEFAULT"
             if let failure = failures.first { return "ERR TORCH \(word): \(failure)" }
@@ -219,7 +225,7 @@ public final class KioskLoop {
 
     /// The kiosk now.
     public var status: KioskStatus {
-        KioskStatus(camera: machine.camera, torch: machine.torch, phase: Self.name(machine.phase),
+        KioskStatus(camera: machine.camera, torch: machine.torch, torchMode: machine.torchMode, phase: Self.name(machine.phase),
                     metrics: machine.metrics, framesDecoded: framesDecoded,
                     framesDropped: hardware.camera.droppedFrames, cameraReconnects: supervisor.reconnects,
                     decodeSeconds: decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,

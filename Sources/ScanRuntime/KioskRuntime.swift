@@ -52,7 +52,10 @@ public struct KioskTuning: Sendable {
 /// A snapshot of the kiosk for `scand status` and the status file.
 public struct KioskStatus: Sendable, Equatable {
     public var camera: CameraState
+    /// Whether the torch is lit (or there is none, or it could not be driven).
     public var torch: TorchState
+    /// The torch mode in force: the host's override or the configured mode.
+    public var torchMode: TorchMode = .on
     public var phase: String
     public var metrics: KioskMetrics
     public var framesDecoded: Int
@@ -80,7 +83,7 @@ public struct KioskStatus: Sendable, Equatable {
     public var json: String {
         let m = metrics
         return "{\"camera\":\(JSONText.string(camera.name)),\"cameraDetail\":\(JSONText.string(camera.description)),"
-            + "\"torch\":\(JSONText.string(torch.rawValue)),\"phase\":\(JSONText.string(phase)),"
+            + "\"torch\":\(JSONText.string(torch.rawValue)),\"torchMode\":\(JSONText.string(torchMode.rawValue)),\"phase\":\(JSONText.string(phase)),"
             + "\"presses\":\(m.presses),\"goodReads\":\(m.goodReads),\"closedWithoutScan\":\(m.closedWithoutScan),"
             + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"torchAutoOn\":\(m.torchAutoOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"

@@ -17,6 +17,7 @@ section{background:#2b3038;border-radius:6px;padding:10px 12px;margin-bottom:12p
 h2{font-size:13px;margin:0 0 6px;color:#9ab}
 button{background:#3d6fb6;color:#fff;border:0;border-radius:4px;padding:6px 12px;margin:2px;font:inherit;cursor:pointer}
 button.alt{background:#555}
+button:disabled{opacity:.4;cursor:not-allowed}
 pre,code{background:#14171b;padding:6px;border-radius:4px;font:12px ui-monospace,monospace;white-space:pre-wrap;margin:4px 0}
 table{border-collapse:collapse}td{padding:1px 8px 1px 0}
 #results li{font:12px ui-monospace,monospace;margin:2px 0}
@@ -76,11 +77,16 @@ $("snapshot").href = "/snapshot.png" + q;
 
 function showStatus(s) {
   const rows = [["camera", s.camera + (s.cameraDetail && s.cameraDetail !== s.camera ? " (" + s.cameraDetail + ")" : "")],
-    ["torch", s.torch], ["phase", s.phase], ["presses", s.presses], ["good reads", s.goodReads],
+    ["torch", s.torch], ["torch mode", s.torchMode], ["phase", s.phase], ["presses", s.presses], ["good reads", s.goodReads],
     ["closed without scan", s.closedWithoutScan], ["frames decoded", s.framesDecoded], ["errors", s.errors]];
   $("status").innerHTML = "";
   for (const [k, v] of rows) { const tr = $("status").insertRow(); tr.insertCell().textContent = k; tr.insertCell().textContent = v; }
   $("camera").textContent = "· camera " + s.camera;
+  // Without a torch line every torch command is refused: the buttons say so.
+  for (const id of ["torch-on", "torch-off", "torch-default"]) {
+    $(id).disabled = s.torch === "unavailable";
+    $(id).title = s.torch === "unavailable" ? "no torch line on this board" : "";
+  }
   if (!dragged && s.viewport) { viewport = s.viewport; showViewport(); }
   showGuidance(s.guidance || []);
 }

@@ -19,7 +19,7 @@ struct Status: ParsableCommand {
     @Flag(help: "Print the raw JSON.")
     var json = false
 
-    static let fields = ["camera", "cameraDetail", "torch", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
+    static let fields = ["camera", "cameraDetail", "torch", "torchMode", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
                          "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
                          "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked"]
 

@@ -15,7 +15,7 @@ import Glibc
     static let viewport = "[0.15, 0.3, 0.7, 0.5]"
 
     /// A daemon on simulated hardware: serial to a pty the test holds, the control socket and
-    /// (with `webPort`) the setup page.
+    /// (with `web`) the setup page; `torch`: a torch line.
     final class Daemon {
         let dir: URL
         let host: PseudoTerminal
@@ -23,12 +23,13 @@ import Glibc
         let log: URL
         let port: UInt16
 
-        init(web: Bool = true, token: String? = nil, dir: URL? = nil) throws {
+        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true) throws {
             self.dir = try dir ?? Fixture.temporaryFolder("scand-web")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
             log = self.dir.appendingPathComponent("log.txt")
-            try SetupPageTests.config(in: self.dir, serial: try Fixture.serialLink(to: host.hostPath, in: self.dir), extra: (web ? """
+            try SetupPageTests.config(in: self.dir, serial: try Fixture.serialLink(to: host.hostPath, in: self.dir),
+                                      torch: torch, extra: (web ? """
                 [web]
                 listen = "127.0.0.1:\(port)"
                 \(token.map { "token = \"\($0)\"" } ?? "")
@@ -70,7 +71,7 @@ import Glibc
         func serialText() -> String { String(decoding: host.readFromHost(), as: UTF8.self) }
     }
 
-    static func config(in dir: URL, serial: String, extra: String = "") -> String {
+    static func config(in dir: URL, serial: String, torch: Bool = true, extra: String = "") -> String {
         """
         hardware = "simulated"
         [camera]
@@ -82,7 +83,7 @@ import Glibc
         [gpio]
         board = "simulated"
         button = { pin = "GPIO17" }
-        torch = { pin = "GPIO27" }
+        \(torch ? "torch = { pin = \"GPIO27\" }" : "")
         [output.serial]
         device = "\(serial)"
         [outbox]
@@ -352,14 +353,13 @@ import Glibc
 
     // MARK: - The page in a real browser
 
-    @Test func thePageInChromiumShowsThePreviewAndTriggersARead() async throws {
-        let daemon = try Daemon()
-        #expect(await daemon.ready(), "\(daemon.logText)")
-        let shot = daemon.dir.appendingPathComponent("page.png")
+    /// The page of `daemon` in headless Chromium (`Tests/web/browser.py` with `arguments`): its
+    /// report as text and as an object (nil when it is not one).
+    static func browse(_ daemon: Daemon, screenshot: URL, _ arguments: [String]) throws -> (report: String, object: [String: Any]?) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Fixture.repo.appendingPathComponent("Tests/web/browser.py").path,
-                             "http://127.0.0.1:\(daemon.port)/", shot.path, "--expect", "1BjnpEv", "--timeout", "60"]
+                             "http://127.0.0.1:\(daemon.port)/", screenshot.path, "--timeout", "60"] + arguments
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
@@ -368,8 +368,19 @@ import Glibc
         process.waitUntilExit()
         let report = String(decoding: data, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(report)")
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { Issue.record("no report: \(report)"); return }
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        if object == nil { Issue.record("no report: \(report)") }
+        return (report, object)
+    }
+
+    @Test func thePageInChromiumShowsThePreviewAndTriggersARead() async throws {
+        let daemon = try Daemon()
+        #expect(await daemon.ready(), "\(daemon.logText)")
+        let shot = daemon.dir.appendingPathComponent("page.png")
+        let (report, object) = try Self.browse(daemon, screenshot: shot, ["--expect", "1BjnpEv"])
+        guard let object else { return }
         #expect(object["previewSize"] as? [Int] == [640, 480], "the live preview shows the camera's frames: \(report)")
+        #expect(object["torchButtonsDisabled"] as? [Bool] == [false, false, false], "a torch line: its buttons work: \(report)")
         #expect(object["answer"] as? String == "OK TRIGGER")
         let results = object["results"] as? [String] ?? []
         #expect(results.first?.contains("Code-128: 1BjnpEv") == true, "the results list holds the read: \(results)")
@@ -386,5 +397,20 @@ import Glibc
         var levels = Set<UInt8>()
         for y in stride(from: top + 10, to: top + 470, by: 7) { for x in stride(from: left + 10, to: left + 630, by: 7) { image.pixel(x: x, y: y).map { _ = levels.insert($0.g) } } }
         #expect(levels.count > 40, "the preview shows an image, not a blank box (\(levels.count) levels)")
+    }
+
+    /// Defect B: on a board without a torch line the page kept its torch buttons enabled, and
+    /// "Torch on" answered OK while nothing could light. Now they are disabled, and the status
+    /// table shows the torch and the torch mode.
+    @Test func withoutATorchLineThePageDisablesItsTorchButtons() async throws {
+        let daemon = try Daemon(torch: false)
+        #expect(await daemon.ready(), "\(daemon.logText)")
+        let (report, object) = try Self.browse(daemon, screenshot: daemon.dir.appendingPathComponent("page.png"), ["--no-trigger"])
+        guard let object else { return }
+        #expect(object["torchButtonsDisabled"] as? [Bool] == [true, true, true], "\(report)")
+        let rows = object["status"] as? [String] ?? []
+        #expect(rows.contains("torchunavailable") && rows.contains("torch modeon"), "\(rows)")
+        let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))
+        #expect(answer.status == 400 && answer.text == "ERR TORCH: no torch line\n", "\(answer.status) \(answer.text)")
     }
 }

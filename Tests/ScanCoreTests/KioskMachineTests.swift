@@ -51,6 +51,28 @@ import Testing
         #expect(m.torch == .unavailable)
     }
 
+    /// Defect B: `TORCH ON` without a torch line was taken (a mode set, nothing lit) and
+    /// answered OK. Now every torch command is refused and changes nothing.
+    @Test func aTorchCommandWithoutATorchLineIsRefusedAndChangesNothing() {
+        var m = machine { $0.hasTorch = false; $0.torchMode = .auto }
+        _ = m.handle(.buttonPressed)
+        for mode in [TorchMode.on, .off, .auto, nil] {
+            #expect(m.refusal(of: .torchOverride(mode)) == "no torch line")
+            #expect(m.handle(.torchOverride(mode)) == [])
+        }
+        #expect(m.torchMode == .auto && m.torch == .unavailable)
+        #expect(m.refusal(of: .hostTrigger) == nil)
+    }
+
+    @Test func theTorchModeInForceIsTheHostsOverTheConfiguredOne() {
+        var m = machine { $0.torchMode = .off }
+        #expect(m.torchMode == .off && m.refusal(of: .torchOverride(.on)) == nil)
+        _ = m.handle(.torchOverride(.auto))
+        #expect(m.torchMode == .auto)
+        _ = m.handle(.torchOverride(nil))
+        #expect(m.torchMode == .off)
+    }
+
     @Test func goodNumericReadStopsCaptureTorchOffBeepsAndDeliversAtOnce() {
         var m = machine { $0.alphanumeric = .confirm }
         _ = m.handle(.buttonPressed)

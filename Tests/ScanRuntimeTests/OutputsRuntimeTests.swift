@@ -145,6 +145,7 @@ func temporaryPath() -> String {
         #expect(await service.runtime.status.phase == "scanning")
         try await ask("TORCH OFF", expect: "OK TORCH OFF")
         #expect(service.trace.of("torch").last == "inactive")
+        #expect(await service.runtime.status.json.contains("\"torch\":\"off\",\"torchMode\":\"off\""))
         try await ask("TORCH ON", expect: "OK TORCH ON")
         #expect(service.trace.of("torch").last == "active")
         try await ask("STOP", expect: "OK STOP")
@@ -162,6 +163,26 @@ func temporaryPath() -> String {
         #expect(applied.withLock { $0 } == ["scan.session_timeout_ms=4000"])
         let m = await service.runtime.status.metrics
         #expect(m.presses == 2 && m.closedWithoutScan == 1)
+        try await service.stop()
+    }
+}
+
+extension HostLinkTests {
+    /// Defect B: a kiosk without a torch line answered `TORCH ON` with OK and took the mode
+    /// while nothing could light. Every torch command is refused now, and nothing changes.
+    @Test func torchCommandsWithoutATorchLineAreRefused() async throws {
+        let service = try ServiceKiosk(images: ["no-code.png"], torch: false)
+        await service.runtime.serveHost(on: service.serial, version: "9.9") { _, _ in "unknown key" }
+        try await service.start()
+        for line in ["TORCH ON", "TORCH OFF", "TORCH AUTO", "TORCH DEFAULT"] {
+            let answer = try await service.ask(line)
+            #expect(answer == "ERR TORCH: no torch line", "\(line) -> \(answer)")
+        }
+        #expect(try await service.ask("TRIGGER") == "OK TRIGGER")
+        let status = await service.runtime.status
+        #expect(status.torch == .unavailable && status.metrics.torchOn == 0)
+        #expect(status.json.contains("\"torch\":\"unavailable\",\"torchMode\":\"on\""), "\(status.json)")
+        #expect(service.trace.of("torch").isEmpty)
         try await service.stop()
     }
 }

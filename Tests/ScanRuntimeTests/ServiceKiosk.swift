@@ -21,15 +21,17 @@ final class ServiceKiosk: Sendable {
     private let writes: Reader<[UInt8]>
     private let eventIterator: Reader<String>
 
-    init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder()) throws {
+    /// - Parameter torch: whether the board has a torch line (without one, as `scand run` builds it).
+    init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder(), torch: Bool = true) throws {
         camera = SimulatedCamera(frames: try frames ?? images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: ContinuousClock(), trace: trace)
         serial = SimulatedSerialPort(name: "serial", trace: trace)
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         self.events = events
         var settings = KioskSettings()
         settings.sessionTimeout = .seconds(30)
+        settings.hasTorch = torch
         runtime = KioskRuntime(
-            hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace),
+            hardware: KioskHardware(camera: camera, button: button, torch: torch ? SimulatedLine(name: "torch", trace: trace) : nil,
                                     buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "status_led", trace: trace)),
             tuning: KioskTuning(settings: settings, viewport: .full, decoder: decoder),
             outputs: [SerialOutput(port: serial)], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },

@@ -3,8 +3,9 @@
 library only): waits for the live preview, takes a screenshot, reads the overlay's viewport
 pixels, clicks Trigger and waits for the read in the results list. Prints one JSON object.
 
-usage: browser.py URL SCREENSHOT.png [--expect TEXT] [--timeout SECONDS] [--after AFTER.png]
-(--after: a second screenshot once the read is listed, the located code outlined)
+usage: browser.py URL SCREENSHOT.png [--expect TEXT] [--timeout SECONDS] [--after AFTER.png] [--no-trigger]
+(--after: a second screenshot once the read is listed, the located code outlined; --no-trigger:
+report the page as loaded, with the status shown, and click nothing)
 """
 import base64, json, os, socket, struct, subprocess, sys, tempfile, time, urllib.request
 
@@ -98,6 +99,7 @@ def main():
     expect = args[args.index("--expect") + 1] if "--expect" in args else None
     timeout = float(args[args.index("--timeout") + 1]) if "--timeout" in args else 30
     after = args[args.index("--after") + 1] if "--after" in args else None
+    trigger = "--no-trigger" not in args
     profile = tempfile.mkdtemp(prefix="scand-chromium-")
     browser = subprocess.Popen(
         ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -131,6 +133,13 @@ def main():
         shot_data = tools.call("Page.captureScreenshot", format="png")["data"]
         with open(shot, "wb") as f:
             f.write(base64.b64decode(shot_data))
+        tools.wait_for("document.querySelectorAll('#status tr').length > 0", timeout)
+        out["torchButtonsDisabled"] = tools.evaluate(
+            "['torch-on', 'torch-off', 'torch-default'].map(id => document.getElementById(id).disabled)")
+        out["status"] = tools.evaluate("[...document.querySelectorAll('#status tr')].map(r => r.textContent)")
+        if not trigger:
+            print(json.dumps(out))
+            return
         out["resultsBefore"] = tools.evaluate("document.querySelectorAll('#results li').length")
         tools.evaluate("document.getElementById('trigger').click()")
         out["answer"] = tools.wait_for("document.getElementById('answer').textContent", timeout)
