@@ -43,11 +43,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         var png: [UInt8]
         var description: String
         var source: String
-        if let path = loaded.controlSocket, let response = try askDaemon(path) {
-            guard response.status == 200 else {
-                printError("scand snapshot: the daemon answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
-                throw ExitCode(1)
-            }
+        if let path = loaded.controlSocket,
+           let response = try UnixHTTP.askDaemon(path, target: raw ? "/snapshot.png?raw=1" : "/snapshot.png", for: "snapshot") {
             png = response.body
             description = response.headers["x-scand-snapshot"] ?? "{}"
             source = "from the running daemon (\(path))"
@@ -64,17 +61,6 @@ struct SnapshotCommand: AsyncParsableCommand {
         if json { print(description); return }
         print("\(out): \(source)")
         Self.summarise(description)
-    }
-
-    /// The daemon's answer, or nil when no daemon listens at `path`.
-    func askDaemon(_ path: String) throws(ExitCode) -> UnixHTTP.Response? {
-        do {
-            return try UnixHTTP.get(path: path, target: raw ? "/snapshot.png?raw=1" : "/snapshot.png")
-        } catch {
-            if error.noDaemon { return nil }
-            printError("scand snapshot: \(error.message)")
-            throw ExitCode(1)
-        }
     }
 
     /// A frame from the camera itself: opened, streamed until a frame comes (the first frames
@@ -136,6 +122,23 @@ enum UnixHTTP {
     }
 
     static let maxResponse = 64 << 20
+
+    /// The running daemon's 200 answer to `GET target` on its control socket `path`, or nil when
+    /// no daemon listens there. Any other failure, or another status, is said on standard error
+    /// as `scand <command>: ...` and exits 1.
+    static func askDaemon(_ path: String, target: String, for command: String) throws(ExitCode) -> Response? {
+        let response: Response
+        do { response = try get(path: path, target: target) } catch {
+            if error.noDaemon { return nil }
+            printError("scand \(command): \(error.message)")
+            throw ExitCode(1)
+        }
+        guard response.status == 200 else {
+            printError("scand \(command): the daemon answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+            throw ExitCode(1)
+        }
+        return response
+    }
 
     static func get(path: String, target: String) throws(Failure) -> Response {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

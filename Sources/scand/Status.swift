@@ -6,14 +6,21 @@ import ScanHardware
 import Glibc
 #endif
 
-/// `scand status`: the running daemon's state and metrics, from its status file.
+/// `scand status`: the running daemon's state and metrics, asked over its control socket, or
+/// read from its status file when no daemon answers there.
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the camera state, torch and metrics of the running daemon.")
+    static let configuration = CommandConfiguration(
+        abstract: "Show the camera state, torch and metrics of the running daemon.",
+        discussion: """
+            Asks the running daemon over its control socket (control.socket); when nothing listens
+            there, reads the status file the daemon writes (status.file, or --file).
+            """
+    )
 
-    @Option(help: "The config file naming the status file.")
+    @Option(help: "The config file naming the control socket and the status file.")
     var config: String = "/etc/scand/scand.toml"
 
-    @Option(help: "Read this status file instead of the one the config names.")
+    @Option(help: "The status file to read when no daemon answers on the control socket (instead of the one the config names).")
     var file: String?
 
     @Flag(help: "Print the raw JSON.")
@@ -24,21 +31,12 @@ struct Status: ParsableCommand {
                          "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked"]
 
     func run() throws {
-        var path = file
-        if path == nil {
-            do { path = try ConfigLoader.load(path: config).statusFile } catch {
-                printError("\(error)"); throw ExitCode(1)
-            }
-        }
-        guard let path else { printError("scand status: the config sets no status.file"); throw ExitCode(1) }
-        guard let bytes = try? FileBytes.read(path, limit: 1 << 20) else {
-            printError("scand status: cannot read \(path): is scand running?"); throw ExitCode(1)
-        }
+        let (bytes, source) = try statusJSON()
         guard let object = try? JSONValue.parse(bytes), object["camera"]?.string != nil, object["phase"]?.string != nil else {
-            printError("scand status: \(path) is not a status file (scand writes one with camera, phase and counts)")
+            printError("scand status: \(source) is not a status file (scand writes one with camera, phase and counts)")
             throw ExitCode(1)
         }
-        if json { print(String(decoding: bytes, as: UTF8.self), terminator: ""); return }
+        if json { print(String(decoding: bytes, as: UTF8.self), terminator: bytes.last == 10 ? "" : "\n"); return }
         for key in Self.fields {
             switch object[key] {
             case .string(let s): print("\(key): \(PayloadText.escaped(s))")
@@ -52,5 +50,45 @@ struct Status: ParsableCommand {
                 print("connection \(PayloadText.escaped(name)): \(PayloadText.escaped(state.string ?? "?"))")
             }
         }
+    }
+
+    /// The status JSON and where it came from: the daemon on the control socket, else the
+    /// status file.
+    func statusJSON() throws(ExitCode) -> (bytes: [UInt8], source: String) {
+        var socket: String?
+        var statusFile = file
+        do {
+            let loaded = try ConfigLoader.load(path: config)
+            socket = loaded.controlSocket
+            statusFile = file ?? loaded.statusFile
+        } catch {
+            // With --file the config only names the socket: one that cannot be read leaves the file.
+            if file == nil { printError("\(error)"); throw ExitCode(1) }
+        }
+        if let socket, let response = try UnixHTTP.askDaemon(socket, target: "/api/status", for: "status") {
+            return (response.body, "the daemon's answer on \(socket)")
+        }
+        guard let statusFile else { printError(Self.noDaemon(socket: socket, file: nil)); throw ExitCode(1) }
+        do { return (try FileBytes.read(statusFile, limit: 1 << 20), statusFile) } catch {
+            printError(error.errno == ENOENT ? Self.noDaemon(socket: socket, file: statusFile) : "scand status: \(statusFile) \(error.reason)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The line said when nothing answered: what was tried, where.
+    static func noDaemon(socket: String?, file: String?) -> String {
+        guard socket != nil || file != nil else {
+            return "scand status: the config sets neither control.socket nor status.file: there is no scand to ask"
+        }
+        let tried = [socket.map { "nothing listens on the control socket \(located($0))" },
+                     file.map { "there is no status file \(located($0))" }].compactMap { $0 }
+        return "scand status: no scand is running (\(tried.joined(separator: ", and ")))"
+    }
+
+    /// `path` as tried: a relative one from the current folder.
+    static func located(_ path: String) -> String {
+        guard !path.hasPrefix("/"), let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 }

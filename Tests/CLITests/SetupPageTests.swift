@@ -15,7 +15,7 @@ import Glibc
     static let viewport = "[0.15, 0.3, 0.7, 0.5]"
 
     /// A daemon on simulated hardware: serial to a pty the test holds, the control socket and
-    /// (with `web`) the setup page; `torch`: a torch line.
+    /// (with `web`) the setup page; `torch`: a torch line; `statusFile`: a status file.
     final class Daemon {
         let dir: URL
         let host: PseudoTerminal
@@ -23,13 +23,13 @@ import Glibc
         let log: URL
         let port: UInt16
 
-        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true) throws {
+        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true, statusFile: Bool = true) throws {
             self.dir = try dir ?? Fixture.temporaryFolder("scand-web")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
             log = self.dir.appendingPathComponent("log.txt")
             try SetupPageTests.config(in: self.dir, serial: try Fixture.serialLink(to: host.hostPath, in: self.dir),
-                                      torch: torch, extra: (web ? """
+                                      torch: torch, statusFile: statusFile, extra: (web ? """
                 [web]
                 listen = "127.0.0.1:\(port)"
                 \(token.map { "token = \"\($0)\"" } ?? "")
@@ -71,7 +71,7 @@ import Glibc
         func serialText() -> String { String(decoding: host.readFromHost(), as: UTF8.self) }
     }
 
-    static func config(in dir: URL, serial: String, torch: Bool = true, extra: String = "") -> String {
+    static func config(in dir: URL, serial: String, torch: Bool = true, statusFile: Bool = true, extra: String = "") -> String {
         """
         hardware = "simulated"
         [camera]
@@ -88,8 +88,7 @@ import Glibc
         device = "\(serial)"
         [outbox]
         directory = "\(dir.path)"
-        [status]
-        file = "\(dir.path)/status.json"
+        \(statusFile ? "[status]\nfile = \"\(dir.path)/status.json\"" : "")
         [control]
         socket = "\(dir.path)/control.sock"
         \(extra)
