@@ -172,7 +172,8 @@ extension HostLinkTests {
     /// while nothing could light. Every torch command is refused now, and nothing changes.
     @Test func torchCommandsWithoutATorchLineAreRefused() async throws {
         let service = try ServiceKiosk(images: ["no-code.png"], torch: false)
-        await service.runtime.serveHost(on: service.serial, version: "9.9") { _, _ in "unknown key" }
+        let runtime = service.runtime
+        runtime.serveHost(on: service.serial) { await runtime.command($0, version: "9.9") { _, _ in "unknown key" } }
         try await service.start()
         for line in ["TORCH ON", "TORCH OFF", "TORCH AUTO", "TORCH DEFAULT"] {
             let answer = try await service.ask(line)
