@@ -43,7 +43,7 @@ let package = Package(
 
         // Pure layers.
         .target(name: "ScanHardware"),
-        .target(name: "ScanCore"),
+        .target(name: "ScanCore", dependencies: ["ScanHardware"]),
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),

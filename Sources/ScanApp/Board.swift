@@ -251,6 +251,6 @@ public struct Board {
                                                    rules: config.rules, engines: config.engines, checksReadsInFrame: true,
                                                    // `scan.multiple`: up to N codes of a frame, so the first look must not stop at one.
                                                    stopsAtFirstCode: config.kiosk.multiple <= 1),
-                           sameSymbolTimeout: config.sameSymbolTimeout, phrases: config.feedback.speech.phrases)
+                           phrases: config.feedback.speech.phrases)
     }
 }

@@ -35,17 +35,13 @@ public struct KioskTuning: Sendable {
     public var settings: KioskSettings
     public var viewport: Viewport
     public var decoder: any BarcodeDecoder
-    /// The same code again within this time is not reported twice.
-    public var sameSymbolTimeout: Duration
     /// The words of announcements (when speech is on).
     public var phrases: SpeechPhrases
-    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder, sameSymbolTimeout: Duration = .zero,
-                phrases: SpeechPhrases = SpeechPhrases()) {
+    public init(settings: KioskSettings, viewport: Viewport, decoder: any BarcodeDecoder, phrases: SpeechPhrases = SpeechPhrases()) {
         self.phrases = phrases
         self.settings = settings
         self.viewport = viewport
         self.decoder = decoder
-        self.sameSymbolTimeout = sameSymbolTimeout
     }
 }
 
@@ -97,11 +93,11 @@ public struct KioskStatus: Sendable, Equatable {
 
 /// The kiosk service. `run()` is one task group: children for the button, capture (frames
 /// decoded on a thread of their own), the host link and the timers, all feeding one
-/// `KioskLoop` through this actor. It ends on `stop()`, on graceful shutdown (SIGTERM through
+/// `KioskDriver` (the pure `KioskCore` and the hardware) through this actor. It ends on `stop()`, on graceful shutdown (SIGTERM through
 /// a `ServiceGroup`) and on cancellation, with the torch, LED and buzzer off; nothing it
 /// started outlives it.
 public actor KioskRuntime: Service {
-    private let loop: KioskLoop
+    private let driver: KioskDriver
     private let clock: any Clock<Duration>
     private let logger: Logger
     /// Time since the runtime was made, on its clock.
@@ -111,35 +107,32 @@ public actor KioskRuntime: Service {
     /// First looks at every new frame, on one thread; deep passes on older frames, on another.
     private let decodeWorker = DecodeWorker(label: "scand.decode")
     private let deepWorker = DecodeWorker(label: "scand.decode-deep")
-    private let deepJobs = LatestSlot<FrameHandler.DeepJob>()
+    private let deepJobs = LatestSlot<CapturePipeline.DeepJob>()
+    private let pipeline = CapturePipeline()
     /// The host's serial link and the answers to its lines, set before `run()`.
     private let host = Locked<(port: any SerialPort, answer: @Sendable (String) async -> String)?>(nil)
     private var stopRequested = false
     private let stopSignal = Wakeup()
-    /// The speaker's reports (from its thread), fed to the loop by a child.
-    private let speech: AsyncStream<LoopInput>
+    /// The speaker's reports (from its thread), fed to the kiosk by a child.
+    private let speech: AsyncStream<KioskCore.Input>
     /// Copies of frames for snapshots and the setup page's preview.
     public nonisolated let tap = FrameTap()
     /// The camera, for what it delivers and its controls.
     public nonisolated let camera: any FrameSource
-    /// Guidance is worked out at most this often (it reads a frame's viewport twice).
-    private static let guidanceInterval = Duration.milliseconds(500)
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
                 patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
-        loop = KioskLoop(hardware: hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
+        driver = KioskDriver(hardware: hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
                          firstSequence: firstSequence, keepStreaming: keepStreaming, onStatus: onStatus, onEvent: onEvent)
         self.clock = clock
         self.logger = logger
         camera = hardware.camera
         elapsed = Self.elapsedTime(on: clock)
-        let capture = self.capture
-        loop.onCapture = { capture.serve($0) }
-        let (speech, reports) = AsyncStream.makeStream(of: LoopInput.self)
+        let (speech, reports) = AsyncStream.makeStream(of: KioskCore.Input.self)
         self.speech = speech
-        loop.onSpeech = { reports.yield($0) }
+        driver.onSpeech = { reports.yield($0) }
     }
 
     /// Serves the host's line protocol (`HostCommand`) on `port` while `run()` runs: each line
@@ -153,8 +146,8 @@ public actor KioskRuntime: Service {
     /// backoff while it is missing), listens to the button, and serves scan sessions.
     public func run() async {
         guard !stopRequested else { return }
-        loop.start(now: elapsed())
-        let hardware = loop.hardware
+        step { driver.start(now: elapsed()) }
+        let hardware = driver.hardware
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 if let button = hardware.button {
@@ -164,9 +157,8 @@ public actor KioskRuntime: Service {
                         }
                     }
                 }
-                let handler = FrameHandler()
-                group.addTask { await self.captureFrames(hardware.camera, handler) }
-                group.addTask { await self.deepLooks(handler) }
+                group.addTask { await self.captureFrames(hardware.camera) }
+                group.addTask { await self.deepLooks() }
                 group.addTask { await self.runTimers() }
                 if hardware.speaker != nil {
                     let reports = speech
@@ -187,7 +179,7 @@ public actor KioskRuntime: Service {
             Task { await self.stop() }
         }
         capture.serve(.none)
-        loop.stop(now: elapsed()) // after a cancellation without stop()
+        step { driver.stop(now: elapsed()) } // after a cancellation without stop()
     }
 
     /// Graceful stop (SIGTERM): capture off, torch off, LED and buzzer off, `run()` returns.
@@ -195,7 +187,7 @@ public actor KioskRuntime: Service {
     public func stop() {
         guard !stopRequested else { return }
         stopRequested = true
-        loop.stop(now: elapsed())
+        step { driver.stop(now: elapsed()) }
         capture.serve(.none)
         stopSignal.fire()
         wakeup.fire()
@@ -203,7 +195,7 @@ public actor KioskRuntime: Service {
 
     /// Applies new settings, viewport and decoder (SIGHUP). Hardware stays as it is.
     public func reload(_ new: KioskTuning) {
-        loop.reload(new, now: elapsed())
+        step { driver.reload(new, now: elapsed()) }
         wakeup.fire()
     }
 
@@ -211,12 +203,12 @@ public actor KioskRuntime: Service {
     public func send(_ event: KioskEvent) { input(.kiosk(event)) }
 
     /// The kiosk now.
-    public var status: KioskStatus { loop.status }
+    public var status: KioskStatus { driver.status }
 
     /// A viewer starts (`true`) or stops wanting frames from `tap`: while any does, the camera
     /// streams between sessions (its frames are not decoded). Calls must pair.
     public func view(_ on: Bool) {
-        loop.view(on, now: elapsed())
+        step { driver.view(on, now: elapsed()) }
     }
 
     /// Why a snapshot could not be taken.
@@ -227,34 +219,42 @@ public actor KioskRuntime: Service {
     /// The next frame from the camera (streaming it for the moment if it is idle), with the
     /// tuning it is decoded with now and whether the torch is lit.
     public func snapshot(within timeout: Duration = .seconds(3)) async throws(NoFrame) -> (frame: GrayFrame, tuning: KioskTuning, torchOn: Bool) {
-        let camera = loop.machine.camera
+        let camera = driver.core.machine.camera
         guard camera.isAvailable else { throw NoFrame(description: "no frame: camera \(self.camera.name) is \(camera.description)") }
         view(true)
         defer { view(false) }
         guard let frame = await tap.next(within: timeout, on: clock) else {
-            throw NoFrame(description: "no frame from camera \(self.camera.name) within \(timeout) (camera \(loop.machine.camera.description))")
+            throw NoFrame(description: "no frame from camera \(self.camera.name) within \(timeout) (camera \(driver.core.machine.camera.description))")
         }
-        return (frame, loop.tuning, loop.machine.torch == .on)
+        return (frame, driver.tuning, driver.core.machine.torch == .on)
     }
 
     /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
     /// made progress within `stall` (a hung decoder or camera loop does not). The watchdog pings
     /// systemd only while this holds.
     public func isHealthy(stall: Duration = .seconds(10)) -> Bool {
-        loop.isHealthy(now: elapsed(), stall: stall)
+        driver.core.isHealthy(now: elapsed(), stall: stall)
     }
 
     // MARK: - Children
 
-    private func input(_ input: LoopInput) {
-        let before = loop.nextDeadline
-        loop.handle(input, now: elapsed())
-        if loop.nextDeadline != before { wakeup.fire() }
+    /// One call into the driver; then the capture child is told its work, and the timers
+    /// child woken when the next deadline moved.
+    private func step<T>(_ body: () -> T) -> T {
+        let before = driver.nextDeadline
+        let result = body()
+        capture.serve(driver.work)
+        if driver.nextDeadline != before { wakeup.fire() }
+        return result
+    }
+
+    private func input(_ input: KioskCore.Input) {
+        step { driver.handle(input, now: elapsed()) }
     }
 
     private func fireDue() -> Duration? {
-        loop.fireDue(now: elapsed())
-        return loop.nextDeadline
+        step { driver.fireDue(now: elapsed()) }
+        return driver.nextDeadline
     }
 
     /// Sleeps until the loop's next deadline (or until it changes), then fires what is due.
@@ -268,7 +268,8 @@ public actor KioskRuntime: Service {
     }
 
     /// Frames as the loop wants them (decoded, watched or drained) on the decode thread, as inputs.
-    private func captureFrames(_ camera: any FrameSource, _ handler: FrameHandler) async {
+    private func captureFrames(_ camera: any FrameSource) async {
+        let pipeline = self.pipeline
         var failed: CaptureWork?
         while let work = await capture.next(after: failed) {
             failed = nil
@@ -278,7 +279,7 @@ public actor KioskRuntime: Service {
                 guard capture.current == work else { continue } // stopped or changed meanwhile
                 failed = work
                 let session: Int? = if case .decode(let s, _) = work { s } else { nil }
-                input(.captureFailed(session: session, state: KioskLoop.cameraState(error), message: "\(error)"))
+                input(.captureFailed(session: session, state: KioskDriver.cameraState(error), message: "camera \(camera.name): \(error)"))
                 continue
             }
             // A frame that arrives after the work changed is the newest there is: a warm camera's
@@ -287,37 +288,24 @@ public actor KioskRuntime: Service {
             tap.offer(frame)
             guard now == work || work == .drain || work == .watch, now != .none, now != .drain else { continue }
             let work = now
-            let tuning = loop.tuning
-            let (inputs, deep) = await decodeWorker.run { handler.firstLook(for: frame, work: work, tuning: tuning) }
+            let tuning = driver.tuning
+            let (inputs, deep) = await decodeWorker.run { pipeline.firstLook(for: frame, work: work, tuning: tuning) }
             for item in inputs { input(item) }
             // The newest frame that needs them gets the deep passes when that thread is free.
             if let deep, capture.current == work { deepJobs.offer(deep) }
         }
     }
 
-    /// Deep passes on the newest frame whose first look found nothing, abandoned between passes
-    /// when the session ends or the work changes.
-    /// A scene whose deep passes found nothing is not looked at deeply again until it changes
-    /// (a still scene in continuous or presentation mode costs first looks only).
-    private func deepLooks(_ handler: FrameHandler) async {
-        let capture = self.capture
-        var fruitless: (work: CaptureWork, grid: [UInt8])?
-        var lastGuidance: Duration?
+    /// Deep passes on the newest frame whose first look found nothing, on their own thread,
+    /// abandoned between passes when the session ends or the work changes.
+    private func deepLooks() async {
+        let capture = self.capture, pipeline = self.pipeline
         while let job = await deepJobs.take() {
-            guard capture.current == job.work, !handler.sceneMovedOn(since: job) else { continue }
-            if let f = fruitless, f.work == job.work, !SceneChangeDetector.differs(f.grid, job.grid) { continue }
+            let now = elapsed(), torchOn = driver.core.machine.torch == .on
             let inputs = await deepWorker.run {
-                FrameHandler.deepLook(job, abandon: { capture.current != job.work || handler.sceneMovedOn(since: job) })
+                pipeline.deepLook(job, current: { capture.current == job.work }, now: now, torchOn: torchOn)
             }
-            fruitless = inputs.isEmpty ? (job.work, job.grid) : nil
             for item in inputs { input(item) }
-            // Nothing read: what a person could change, at most twice a second.
-            let now = elapsed()
-            if inputs.isEmpty, capture.current == job.work, lastGuidance.map({ now - $0 >= Self.guidanceInterval }) ?? true {
-                lastGuidance = now
-                let torchOn = loop.machine.torch == .on
-                input(await deepWorker.run { FrameHandler.guidance(job, torchOn: torchOn) })
-            }
         }
     }
 
@@ -349,12 +337,10 @@ public actor KioskRuntime: Service {
     }
 
     /// Writes the status again (an output's connection changed outside the loop).
-    public func refreshStatus() { loop.refreshStatus() }
+    public func refreshStatus() { driver.refreshStatus() }
 
     private func answer(_ command: HostCommand) -> String {
-        let before = loop.nextDeadline
-        defer { if loop.nextDeadline != before { wakeup.fire() } }
-        return loop.answer(command, now: elapsed()) ?? "ERR \(command) is not answered here"
+        step { driver.answer(command, now: elapsed()) } ?? "ERR \(command) is not answered here"
     }
 
     /// Answers are written here, in the actor, like results: they never interleave.
@@ -370,5 +356,5 @@ public actor KioskRuntime: Service {
     }
 
     /// The swift-log level for a config log level.
-    public static func level(_ level: LogLevel) -> Logger.Level { KioskLoop.level(level) }
+    public static func level(_ level: LogLevel) -> Logger.Level { KioskDriver.level(level) }
 }

@@ -1,3 +1,4 @@
+import ScanCore
 import ScanHardware
 
 // The runtime's hand-offs between its children: the capture child's work, a wake-up call that

@@ -21,7 +21,7 @@ public final class EventHub: Sendable {
     /// Sends `line` (one JSON event) to every subscriber; a result is kept.
     public func publish(_ line: String) {
         let subscribers = state.withLock { s -> [(Int, AsyncStream<String>.Continuation)] in
-            // Events are built with their type first (`KioskLoop.event`).
+            // Events are built with their type first (`KioskCore`).
             if line.hasPrefix("{\"event\":\"result\"") {
                 s.results.append(line)
                 if s.results.count > Self.keptResults { s.results.removeFirst(s.results.count - Self.keptResults) }

@@ -109,8 +109,7 @@ struct KioskLatency: AsyncParsableCommand {
         let trace = Trace(capacity: 100)
         return KioskRuntime(
             hardware: KioskHardware(camera: camera, button: button, torch: SimulatedLine(name: "torch", trace: trace)),
-            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(checksReadsInFrame: true, passesOverEvenFrames: !noContrastGate),
-                                sameSymbolTimeout: .zero),
+            tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(checksReadsInFrame: true, passesOverEvenFrames: !noContrastGate)),
             outputs: output.map { [$0] } ?? [], clock: ContinuousClock(), logger: Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() },
             keepStreaming: warm)
     }

@@ -52,32 +52,32 @@ struct SoakBench: AsyncParsableCommand {
         var settings = ScandConfig().kiosk
         settings.sessionTimeout = .seconds(5)
         let quiet = Logger(label: "soak") { _ in SwiftLogNoOpLogHandler() }
-        let loop = KioskLoop(
+        let driver = KioskDriver(
             hardware: KioskHardware(camera: camera, torch: SimulatedLine(name: "torch", trace: trace),
                                     buzzer: SimulatedLine(name: "buzzer", trace: trace), statusLED: SimulatedLine(name: "led", trace: trace)),
             tuning: KioskTuning(settings: settings, viewport: .full, decoder: DecodePipeline(quality: .fast)),
             outputs: [output], logger: quiet, onEvent: { _ in })
-        let kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock)
+        let kiosk = VirtualKiosk(driver: driver, camera: camera, clock: clock)
         // A host `SET` goes through the daemon's own config path and lands in the loop.
         let box = LoopBox(kiosk)
         let live = LiveConfig(path: configPath, overrides: [], running: try ConfigLoader.load(path: configPath), hasTorchLine: true,
-                              logger: quiet) { tuning in box.kiosk.loop.reload(tuning, now: box.kiosk.now) }
+                              logger: quiet) { tuning in box.kiosk.driver.reload(tuning, now: box.kiosk.now) }
         kiosk.start()
-        guard loop.status.camera == .available else { throw ValidationError("the simulated camera did not open") }
+        guard driver.status.camera == .available else { throw ValidationError("the simulated camera did not open") }
 
         let warmUp = min(1000, sessions / 10)
         var rssAfterWarmUp = 0
         let started = ContinuousClock.now
         for session in 1...sessions {
-            let before = loop.status.metrics.goodReads
+            let before = driver.status.metrics.goodReads
             kiosk.click()
-            guard kiosk.advance(until: { loop.status.metrics.goodReads > before }, step: .milliseconds(34), limit: .seconds(6)) else {
-                let st = loop.status
+            guard kiosk.advance(until: { driver.status.metrics.goodReads > before }, step: .milliseconds(34), limit: .seconds(6)) else {
+                let st = driver.status
                 throw ValidationError("session \(session): no read (phase \(st.phase), camera \(st.camera.name), frames \(st.framesDecoded))")
             }
             // The flash and beep patterns play out.
             kiosk.advance(.seconds(1))
-            guard loop.status.phase == "idle" else { throw ValidationError("session \(session): not idle after the read") }
+            guard driver.status.phase == "idle" else { throw ValidationError("session \(session): not idle after the read") }
             if session % 10 == 0, let problem = await live.set("scan.session_timeout_ms", "\(5000 + session % 7)") {
                 throw ValidationError("SET refused: \(problem)")
             }
@@ -88,7 +88,7 @@ struct SoakBench: AsyncParsableCommand {
         }
         let seconds = (ContinuousClock.now - started).milliseconds / 1000
         let rssEnd = Self.rssKB()
-        let status = loop.status
+        let status = driver.status
         kiosk.stop()
         print("soak: \(sessions) sessions in \(Int(seconds)) s of real time (virtual \(Int(clock.now.offset.milliseconds / 1000)) s); "
               + "good reads \(status.metrics.goodReads), delivered \(delivered.value), pending \(status.pendingResults)")

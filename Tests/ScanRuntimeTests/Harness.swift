@@ -18,7 +18,7 @@ final class Harness {
     let camera: SimulatedCamera<ManualClock>
     let serial: SimulatedSerialPort
     let logs = InMemoryLogHandler()
-    let loop: KioskLoop
+    let driver: KioskDriver
     let kiosk: VirtualKiosk
     let speaker: SimulatedSpeaker?
     private(set) lazy var button = VirtualButton(self)
@@ -46,16 +46,17 @@ final class Harness {
                                          : SimulatedLine(name: "buzzer", trace: trace),
                                      statusLED: SimulatedLine(name: "status_led", trace: trace), speaker: speaker)
         let logs = self.logs
-        loop = KioskLoop(
+        s.sameSymbolTimeout = sameSymbolTimeout
+        driver = KioskDriver(
             hardware: hardware,
-            tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), sameSymbolTimeout: sameSymbolTimeout, phrases: phrases),
+            tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), phrases: phrases),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
             logger: Logger(label: "test") { _ in logs }, patterns: patterns, keepStreaming: keepStreaming, onEvent: onEvent)
-        kiosk = VirtualKiosk(loop: loop, camera: camera, clock: clock, speaker: speaker)
+        kiosk = VirtualKiosk(driver: driver, camera: camera, clock: clock, speaker: speaker)
     }
 
     var now: Duration { clock.now.offset }
-    var status: KioskStatus { loop.status }
+    var status: KioskStatus { driver.status }
 
     func start() { kiosk.start() }
     func stop() { kiosk.stop() }

@@ -252,10 +252,10 @@ import Testing
         h.button.click() // the session tries it again (off, then on): one more failed step
         #expect(h.status.torch == .failed)
         #expect(h.status.metrics.torchOn == 1 && h.status.metrics.errors == 2)
-        let answer = h.loop.answer(.torch(.on), now: h.now)
+        let answer = h.driver.answer(.torch(.on), now: h.now)
         #expect(answer?.hasPrefix("ERR TORCH ON: ") == true, "\(answer ?? "nil")")
         failing.works.withLock { $0 = true }
-        #expect(h.loop.answer(.torch(.on), now: h.now) == "OK TORCH ON")
+        #expect(h.driver.answer(.torch(.on), now: h.now) == "OK TORCH ON")
         #expect(h.status.torch == .on)
     }
 
@@ -312,7 +312,7 @@ import Testing
         #expect(h.trace.of("status_led").last == "inactive")
         #expect(h.trace.of("camera").last == "close")
         #expect(!h.camera.isStreaming)
-        #expect(h.loop.nextDeadline == nil)
+        #expect(h.driver.nextDeadline == nil)
     }
 
     @Test func termiosDriverWritesToARealPty() async throws {

@@ -30,7 +30,7 @@ import Testing
         #expect(h.status.metrics.goodReads == 1)
         let said = events.withLock { $0 }
         #expect(said.count == 1 && said[0].contains("\"kind\":\"read\"") && said[0].contains("\"text\":\"QR code scanned\""), "\(said)")
-        #expect(h.loop.lastSpeechDelay == .zero, "the simulated speaker starts at once")
+        #expect(h.driver.core.lastSpeechDelay == .zero, "the simulated speaker starts at once")
     }
 
     @Test func aPressCutsTheAnnouncementShortDeliversAndScansAgain() throws {

@@ -1,4 +1,3 @@
-import ScanCore
 import ScanHardware
 
 /// A timed sequence of line levels: a beep, a blink, a steady light.

@@ -1,4 +1,3 @@
-import ScanCore
 import ScanHardware
 
 /// Plays feedback and status patterns on the buzzer and the status LED. Pure: it says which

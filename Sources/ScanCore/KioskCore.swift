@@ -1,0 +1,337 @@
+import ScanHardware
+
+/// The whole kiosk as one pure state machine: the `KioskMachine` (sessions, trigger modes,
+/// results), the `CameraSupervisor` (open, watch, reopen), the `CameraStream` (what the camera
+/// streams and for whom), the `IndicatorPlayer` (buzzer, LED, torch flashes), the timers and
+/// the counters. One `handle(_:now:)` per input returns what to do, in order; time is an input
+/// and nothing here reads a clock, touches a device or keeps a thread.
+///
+/// What the runtime did comes back as inputs: an action marked in `Action` as answered "now"
+/// (`startStream`, `setFrameRate`) is answered before the next action runs (the stream's rate
+/// follows its start); every other answer, and every `followUp`, is handled after the current
+/// input's actions, in the order they arose.
+public struct KioskCore: Sendable {
+    public enum Input: Equatable, Sendable {
+        /// The runtime is up: outputs in their initial state, the camera to be opened.
+        case start
+        case kiosk(KioskEvent)
+        /// A frame of `session` was decoded in `seconds` (`brightness`: the viewport's mean level).
+        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil)
+        /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
+        case captureFailed(session: Int?, state: CameraState, message: String)
+        /// Guidance for the person aiming, from a frame of `session` that could not be read.
+        case guidance(session: Int, [Advice])
+        /// A viewer (a snapshot, the setup page's preview) starts or stops wanting frames.
+        case view(Bool)
+        /// New settings and announcement words (SIGHUP, `SET`).
+        case reload(KioskSettings, SpeechPhrases)
+        /// A host `BEEP`.
+        case beep
+        /// The speaker began announcement `id` / ended it.
+        case speechStarted(id: Int)
+        case speechEnded(id: Int, SpeechEnd)
+        /// Answers of the runtime.
+        case camera(CameraSupervisor.Input)
+        case streamStarted(Bool)
+        case rateSet(Int, took: Bool)
+        case torchFailed
+        /// Whether any output still keeps results after a delivery or a retry.
+        case outputsPending(Bool)
+        /// A timed pattern step is due (from `takeDue`).
+        case stepPatterns(Duration)
+        /// The outputs' retry timer fired (from `takeDue`), or kept results wait at start.
+        case retryOutputs
+        /// Graceful stop: everything off, nothing after it.
+        case stop
+        /// The stop's last step, after what the stop led to.
+        case finishStop
+    }
+
+    public enum Action: Equatable, Sendable {
+        /// Drive the torch line (failure: answer `torchFailed`, later).
+        case setTorch(Bool)
+        /// Drive a feedback line to a level (and the buzzer to a pitch first: nil inside is its own).
+        case setLine(IndicatorPlayer.Channel, LineValue, pitch: Int??)
+        /// Camera calls; `open` and `check` answer with `camera(...)`, later.
+        case openCamera, closeCamera, checkCamera
+        /// Answered now with `streamStarted`; a failure also with `camera(.failed)`, later.
+        case startStream
+        case stopStream
+        /// Answered now with `rateSet`.
+        case setFrameRate(Int)
+        case say(id: Int, text: String)
+        case cutSpeech
+        /// Hand the result to the outputs (answer `outputsPending`, later).
+        case deliver(ScanResult)
+        /// Retry what outputs keep (answer `outputsPending`, later).
+        case retryOutputs
+        case log(LogLevel, String)
+        /// One JSON event line for the event stream.
+        case event(String)
+        /// An input to handle after this one's actions.
+        case followUp(Input)
+    }
+
+    /// The timers the core keeps.
+    public enum Timer: Hashable, Sendable { case kiosk(KioskTimer), camera(CameraSupervisor.Timer), outputRetry }
+
+    public private(set) var machine: KioskMachine
+    public private(set) var supervisor = CameraSupervisor()
+    public private(set) var stream: CameraStream
+    private var player: IndicatorPlayer
+    private var phrases: SpeechPhrases
+    private var deadlines: [Timer: Duration] = [:]
+    /// Whether the runtime has a speaker (announcements without one end at once).
+    public let hasSpeaker: Bool
+    /// Whether event lines are wanted (building them costs a little).
+    public let emitsEvents: Bool
+    public private(set) var stopped = false
+    /// Something the status shows changed since `takeChanged()`.
+    private var changed = false
+    /// When each announcement being said was asked for, and the last delay to its first sample.
+    private var announced: [Int: Duration] = [:]
+    public private(set) var lastSpeechDelay: Duration?
+    /// The session's guidance now (empty between sessions).
+    public private(set) var guidance: [Advice] = []
+    public private(set) var framesDecoded = 0
+    public private(set) var decodeSeconds = 0.0
+    /// When capture last made progress (started, or a frame decoded).
+    private var lastProgress = Duration.zero
+
+    public init(settings: KioskSettings, phrases: SpeechPhrases = SpeechPhrases(), patterns: FeedbackPatterns = .standard,
+                firstSequence: Int = 1, keepStreaming: Bool = false, hasSpeaker: Bool = false, emitsEvents: Bool = true) {
+        machine = KioskMachine(settings: settings, firstSequence: firstSequence)
+        stream = CameraStream(keepStreaming: keepStreaming)
+        player = IndicatorPlayer(patterns: patterns)
+        self.phrases = phrases
+        self.hasSpeaker = hasSpeaker
+        self.emitsEvents = emitsEvents
+    }
+
+    /// What the capture child does with frames now.
+    public var work: CaptureWork { stream.work(presentation: machine.settings.trigger == .presentation) }
+
+    /// When the core next wants `takeDue(now:)`.
+    public var nextDeadline: Duration? {
+        guard !stopped else { return nil }
+        return [deadlines.values.min(), player.nextDeadline].compactMap { $0 }.min()
+    }
+
+    /// Whether a running capture made progress within `stall` of `now`.
+    public func isHealthy(now: Duration, stall: Duration) -> Bool {
+        guard case .scanning = machine.phase, stream.capturing != nil else { return true }
+        return now - lastProgress < stall
+    }
+
+    /// Whether the status changed since the last call (and forgets it).
+    public mutating func takeChanged() -> Bool {
+        defer { changed = false }
+        return changed
+    }
+
+    /// The earliest timer or pattern step due by `now`, taken: hand it to `handle`. Pattern
+    /// steps go first at equal times.
+    public mutating func takeDue(now: Duration) -> Input? {
+        guard !stopped else { return nil }
+        let due = deadlines.filter { $0.value <= now }.min { $0.value < $1.value }
+        if let step = player.nextDeadline, step <= now, due.map({ step <= $0.value }) ?? true { return .stepPatterns(step) }
+        guard let (timer, _) = due else { return nil }
+        deadlines[timer] = nil
+        switch timer {
+        case .kiosk(let t): return .kiosk(.timerFired(t))
+        case .camera(let t): return .camera(.timerFired(t))
+        case .outputRetry: return .retryOutputs
+        }
+    }
+
+    // MARK: - Inputs
+
+    public mutating func handle(_ input: Input, now: Duration) -> [Action] {
+        guard !stopped else { return [] }
+        switch input {
+        case .start:
+            return kiosk(.started, now: now) + camera(.start, now: now)
+        case .kiosk(let event):
+            return kiosk(event, now: now)
+        case .decoded(let session, let symbols, let seconds, let brightness):
+            guard stream.capturing == session else { return [] }
+            framesDecoded += 1
+            decodeSeconds += seconds
+            lastProgress = now
+            var actions: [Action] = []
+            if !symbols.isEmpty, emitsEvents {
+                let located = symbols.map { s in
+                    "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
+                }
+                actions += event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
+            }
+            return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness)))]
+        case .captureFailed(let session, let state, let message):
+            guard stream.capturing == session, stream.streaming else { return [] }
+            return [.log(.error, message), .followUp(.camera(.failed(state)))]
+        case .guidance(let session, let advice):
+            guard stream.capturing == session, advice != guidance else { return [] }
+            return setGuidance(advice)
+        case .view(let on):
+            return streamActions(stream.view(on, watchFPS: watchFPS))
+        case .reload(let settings, let phrases):
+            self.phrases = phrases
+            return kiosk(.settingsChanged(settings), now: now)
+        case .beep:
+            return lines(player.feedback(.goodRead, now: now))
+        case .speechStarted(let id):
+            guard let asked = announced[id] else { return [] }
+            lastSpeechDelay = now - asked
+            return [.log(.debug, "announcement \(id): first sample \(lastSpeechDelay! / .milliseconds(1)) ms after it was asked for")]
+        case .speechEnded(let id, let end):
+            announced[id] = nil
+            var actions: [Action] = []
+            if case .failed(let reason) = end { actions.append(.log(.error, "speaker: announcement \(id) not said: \(reason)")) }
+            return actions + [.followUp(.kiosk(.announcementEnded(id: id)))]
+        case .camera(let input):
+            return camera(input, now: now)
+        case .streamStarted(let ok):
+            return streamActions(stream.started(ok, watchFPS: watchFPS))
+        case .rateSet(let fps, let took):
+            stream.rateSet(fps, took: took)
+            return []
+        case .torchFailed:
+            return kiosk(.torchFailed, now: now)
+        case .outputsPending(let pending):
+            changed = true
+            if pending, deadlines[.outputRetry] == nil { deadlines[.outputRetry] = now + .seconds(1) }
+            return []
+        case .retryOutputs:
+            return [.retryOutputs]
+        case .stepPatterns(let at):
+            return lines(player.advance(to: at))
+        case .stop:
+            return kiosk(.stopping, now: now) + camera(.stop, now: now) + [.followUp(.finishStop)]
+        case .finishStop:
+            deadlines = [:]
+            stopped = true
+            return lines(player.stop()) + [.log(.notice, "stopped")]
+        }
+    }
+
+    // MARK: - The machines' effects as actions
+
+    private var watchFPS: Int { machine.settings.watchFPS }
+
+    private mutating func kiosk(_ event: KioskEvent, now: Duration) -> [Action] {
+        let effects = machine.handle(event)
+        if !effects.isEmpty { changed = true }
+        // A list that stops the stream and wants it again keeps the stream it has: the stream
+        // follows the whole list instead of stopping and starting.
+        stream.begin(effects)
+        var actions: [Action] = []
+        for effect in effects { actions += perform(effect, now: now) }
+        return actions + streamActions(stream.end(watchFPS: watchFPS))
+    }
+
+    private mutating func perform(_ effect: KioskEffect, now: Duration) -> [Action] {
+        switch effect {
+        case .setTorch(let on):
+            player.release(.torch) // a torch flash gives way to the kiosk's own use of the torch
+            return event("torch", ["state": JSONText.string(on ? "on" : "off")]) + [.setTorch(on)]
+        case .startCapture(let session):
+            lastProgress = now
+            return event("scanning-started", ["session": "\(session)"]) + streamActions(stream.capture(session: session, watchFPS: watchFPS))
+        case .stopCapture:
+            return event("scanning-stopped", [:]) + (guidance.isEmpty ? [] : setGuidance([]))
+                + streamActions(stream.stopCapture(watchFPS: watchFPS))
+        case .cameraDuty(let duty):
+            return streamActions(stream.duty(duty, watchFPS: watchFPS))
+        case .feedback(let feedback, let flash):
+            let p = player.patterns
+            return [.log(.info, "feedback \(feedback.rawValue)")]
+                + event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
+                                     "tone_hz": p.tone[feedback].map(String.init) ?? "null",
+                                     "flash": Pattern.stepsJSON(flash ? p.ledFlash[feedback] : nil), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
+                + lines(player.feedback(feedback, flash: flash, now: now))
+        case .announce(let id, let announcement):
+            let text = phrases.text(for: announcement)
+            var actions: [Action] = [.log(.info, "announcement \(id): \(text)")]
+            actions += event("announcement", ["id": "\(id)", "kind": JSONText.string(announcement.kind), "text": JSONText.string(text)])
+            guard hasSpeaker else { return actions + [.followUp(.kiosk(.announcementEnded(id: id)))] }
+            announced[id] = now
+            return actions + [.say(id: id, text: text)]
+        case .cutAnnouncement(let id):
+            announced[id] = nil
+            return [.log(.info, "announcement \(id) cut short"), .cutSpeech]
+        case .indicate(let indication):
+            let led = player.patterns.status[indication]
+            return [.log(.info, "status LED \(indication.rawValue)")]
+                + event("indication", ["state": JSONText.string(indication.rawValue), "led": Pattern.stepsJSON(led),
+                                       "repeats": led?.repeats == true ? "true" : "false"])
+                + lines(player.indicate(indication, now: now))
+        case .deliver(let result):
+            // The event after the outputs: a client that sees it finds the result written (or kept).
+            let s = result.symbol
+            return [.deliver(result)] + event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                                                        "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
+        case .startTimer(let timer, let after):
+            deadlines[.kiosk(timer)] = now + after
+            return []
+        case .cancelTimer(let timer):
+            deadlines[.kiosk(timer)] = nil
+            return []
+        case .log(let level, let message):
+            return [.log(level, message)]
+        }
+    }
+
+    private mutating func camera(_ input: CameraSupervisor.Input, now: Duration) -> [Action] {
+        var actions: [Action] = []
+        for effect in supervisor.handle(input) {
+            switch effect {
+            case .open:
+                actions.append(.openCamera)
+            case .close:
+                stream.closed()
+                actions.append(.closeCamera)
+            case .check:
+                actions.append(.checkCamera)
+            case .startTimer(let timer, let after):
+                deadlines[.camera(timer)] = now + after
+            case .cancelTimer(let timer):
+                deadlines[.camera(timer)] = nil
+            case .changed(let state):
+                changed = true
+                actions += event("camera", ["state": JSONText.string(state.name)])
+                actions.append(.followUp(.kiosk(.cameraChanged(state))))
+                // A warm camera streams from the start.
+                actions += streamActions(stream.cameraAvailable(state.isAvailable, watchFPS: watchFPS))
+            }
+        }
+        return actions
+    }
+
+    private mutating func setGuidance(_ advice: [Advice]) -> [Action] {
+        guidance = advice
+        changed = true
+        return (advice.first.map { [.log(.info, "guidance: \($0.message)")] } ?? [])
+            + event("guidance", ["advice": "[" + advice.map(\.json).joined(separator: ",") + "]"])
+    }
+
+    private func streamActions(_ actions: [CameraStream.Action]) -> [Action] {
+        actions.map { action in
+            switch action {
+            case .start: return .startStream
+            case .stop: return .stopStream
+            case .setRate(let fps): return .setFrameRate(fps)
+            }
+        }
+    }
+
+    private func lines(_ changes: [IndicatorPlayer.Change]) -> [Action] {
+        changes.map { .setLine($0.channel, $0.value, pitch: $0.pitch) }
+    }
+
+    /// One JSON event line, its type first.
+    private func event(_ type: String, _ fields: [String: String]) -> [Action] {
+        guard emitsEvents else { return [] }
+        let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
+        return [.event("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")]
+    }
+}

@@ -1,0 +1,189 @@
+import Decoding
+import ScanCore
+import ScanHardware
+import Viewfinder
+
+/// What the kiosk does with a frame, the same in the daemon and in virtual time: the change
+/// detector, a staged decoder's first look at every new frame, the deep passes on the newest
+/// frame whose first look found nothing (skipped for a scene already found fruitless, abandoned
+/// when the work or the scene moves on), and guidance for what could not be read, at most twice
+/// a second. The runtime calls `firstLook` on one decode thread and `deepLook` on another;
+/// `VirtualKiosk` calls both on the test's thread, one after the other.
+public final class CapturePipeline: Sendable {
+    private struct State {
+        var detector = SceneChangeDetector()
+        /// The newest first-looked frame's grid: a deep pass on a scene no longer in view is abandoned.
+        var newest: [UInt8] = []
+        /// A scene whose deep passes found nothing is not looked at deeply again until it changes.
+        var fruitless: (work: CaptureWork, grid: [UInt8])?
+        var lastGuidance: Duration?
+    }
+    private let state = Locked(State())
+    /// Guidance is worked out at most this often (it reads a frame's viewport twice).
+    public static let guidanceInterval = Duration.milliseconds(500)
+
+    public init() {}
+
+    /// Deep passes still owed to a frame whose first look found nothing.
+    public struct DeepJob: Sendable {
+        public let work: CaptureWork
+        let session: Int
+        let look: FirstLook
+        let decoder: any StagedDecoder
+        let grid: [UInt8]
+        /// The frame and viewport, for guidance when the deep passes find nothing too.
+        let frame: GrayFrame
+        let viewport: Viewport
+    }
+
+    /// The inputs of `frame`'s first look under `work` (the change detector, a staged decoder's
+    /// first look, the brightness), and the deep passes it still needs, if any: the kiosk gives
+    /// every new frame its first look at once and older frames their deep passes on the side.
+    public func firstLook(for frame: GrayFrame, work: CaptureWork, tuning: KioskTuning) -> ([KioskCore.Input], DeepJob?) {
+        if work == .none || work == .drain { return ([], nil) }
+        // The scene's grid, once: for the change detector and to abandon deep passes on a
+        // scene no longer in view.
+        let grid = SceneChangeDetector.grid(frame)
+        var inputs: [KioskCore.Input] = []
+        let changed = state.withLock { s -> Bool in
+            s.newest = grid
+            return s.detector.changed(grid: grid)
+        }
+        switch work {
+        case .none, .drain:
+            return ([], nil)
+        case .watch:
+            return (changed ? [.kiosk(.sceneChanged)] : [], nil)
+        case .decode(let session, let watching):
+            if watching, changed { inputs.append(.kiosk(.sceneChanged)) }
+            let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
+            guard let staged = tuning.decoder as? any StagedDecoder else {
+                let (symbols, seconds) = Self.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
+                return (inputs + [.decoded(session: session, symbols: symbols, seconds: seconds, brightness: brightness)], nil)
+            }
+            let started = ContinuousClock.now
+            let look = staged.firstLook(frame, viewport: tuning.viewport)
+            let seconds = (ContinuousClock.now - started).milliseconds / 1000
+            inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness))
+            let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
+                                                      frame: frame, viewport: tuning.viewport) : nil
+            return (inputs, deep)
+        }
+    }
+
+    private func sceneMovedOn(since job: DeepJob) -> Bool {
+        state.withLock { SceneChangeDetector.differs(job.grid, $0.newest) }
+    }
+
+    /// The deep passes of `job` while `current` says its work is still the kiosk's (checked
+    /// between passes), unless the scene moved on since its frame or was already found
+    /// fruitless; when they find nothing, guidance (`now`: for its interval; `torchOn`: whether
+    /// the torch is lit).
+    public func deepLook(_ job: DeepJob, current: () -> Bool, now: Duration, torchOn: Bool) -> [KioskCore.Input] {
+        let skip = state.withLock { s -> Bool in
+            if SceneChangeDetector.differs(job.grid, s.newest) { return true }
+            if let f = s.fruitless, f.work == job.work, !SceneChangeDetector.differs(f.grid, job.grid) { return true }
+            return false
+        }
+        guard current(), !skip else { return [] }
+        let started = ContinuousClock.now
+        let symbols = job.decoder.deepLook(job.look, abandon: { !current() || sceneMovedOn(since: job) })
+        if !symbols.isEmpty, current(), !sceneMovedOn(since: job) {
+            state.withLock { $0.fruitless = nil }
+            return [.decoded(session: job.session, symbols: symbols, seconds: (ContinuousClock.now - started).milliseconds / 1000)]
+        }
+        // Nothing read: what a person could change, at most twice a second.
+        let guide = state.withLock { s -> Bool in
+            s.fruitless = (job.work, job.grid)
+            guard s.lastGuidance.map({ now - $0 >= Self.guidanceInterval }) ?? true else { return false }
+            s.lastGuidance = now
+            return true
+        }
+        guard guide, current() else { return [] }
+        return [.guidance(session: job.session, Guidance.assess(job.frame, viewport: job.viewport, torchOn: torchOn).advice)]
+    }
+
+    /// The symbols in `frame` within `viewport`, nearest the viewport's centre first, and the
+    /// seconds the decoding took.
+    public static func decode(_ frame: GrayFrame, decoder: any BarcodeDecoder, viewport: Viewport) -> ([Symbol], Double) {
+        let cx = (viewport.x + viewport.width / 2) * Double(frame.width)
+        let cy = (viewport.y + viewport.height / 2) * Double(frame.height)
+        let started = ContinuousClock.now
+        let symbols = decoder.decode(frame, viewport: viewport).sortedByDistance(toX: cx, y: cy)
+        return (symbols, (ContinuousClock.now - started).milliseconds / 1000)
+    }
+
+    /// The viewport's mean level (0...255) from a sparse grid of about a thousand samples.
+    public static func brightness(of frame: GrayFrame, in viewport: Viewport) -> Double {
+        let x0 = Int(viewport.x * Double(frame.width)), y0 = Int(viewport.y * Double(frame.height))
+        let w = max(1, Int(viewport.width * Double(frame.width))), h = max(1, Int(viewport.height * Double(frame.height)))
+        let step = max(1, Int((Double(w * h) / 1024).squareRoot()))
+        return frame.withUnsafeBytes { bytes -> Double in
+            var sum = 0, count = 0
+            var y = y0
+            while y < min(frame.height, y0 + h) {
+                var x = x0
+                let row = y * frame.stride
+                while x < min(frame.width, x0 + w) {
+                    sum += Int(bytes[row + x]); count += 1
+                    x += step
+                }
+                y += step
+            }
+            return count == 0 ? 0 : Double(sum) / Double(count)
+        }
+    }
+}
+
+/// A cheap change detector: the frame as a 16x12 grid of cell means (from a sparse sample of
+/// each cell), compared with the previous frame's; a change is a few cells that moved by more
+/// than a lighting flicker does. Costs about 2,000 byte reads per frame whatever its size.
+public struct SceneChangeDetector: Sendable {
+    static let columns = 16, rows = 12
+    /// A cell counts as changed when its mean moved this many levels.
+    static let cellThreshold = 24
+    /// The scene changed when at least this many cells did (about 3 % of the grid).
+    static let cellsNeeded = 6
+    private var last: [UInt8] = []
+
+    public init() {}
+
+    /// Whether `frame` differs from the previous frame (the first frame only sets the reference).
+    public mutating func changed(_ frame: GrayFrame) -> Bool { changed(grid: Self.grid(frame)) }
+
+    /// Whether a frame whose grid (`grid(_:)`) is `grid` differs from the previous one.
+    public mutating func changed(grid: [UInt8]) -> Bool {
+        defer { last = grid }
+        return Self.differs(last, grid)
+    }
+
+    /// Whether two grids show different scenes (grids of different sizes never do).
+    static func differs(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var cells = 0
+        for i in 0..<a.count where abs(Int(a[i]) - Int(b[i])) > cellThreshold { cells += 1 }
+        return cells >= cellsNeeded
+    }
+
+    static func grid(_ frame: GrayFrame) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: columns * rows)
+        let cw = max(1, frame.width / columns), ch = max(1, frame.height / rows)
+        let step = max(1, min(cw, ch) / 3)
+        frame.withUnsafeBytes { bytes in
+            for r in 0..<rows {
+                for c in 0..<columns {
+                    var sum = 0, n = 0
+                    var y = r * ch + step / 2
+                    while y < min(frame.height, (r + 1) * ch) {
+                        let row = y * frame.stride
+                        var x = c * cw + step / 2
+                        while x < min(frame.width, (c + 1) * cw) { sum += Int(bytes[row + x]); n += 1; x += step }
+                        y += step
+                    }
+                    out[r * columns + c] = n == 0 ? 0 : UInt8(sum / n)
+                }
+            }
+        }
+        return out
+    }
+}
