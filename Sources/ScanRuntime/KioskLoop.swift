@@ -456,11 +456,11 @@ public final class KioskLoop {
     /// session, and no page) wants its frames, and runs at its configured rate otherwise.
     private func updateRate() {
         let watchFPS = machine.settings.watchFPS
-        guard streaming, !rateRefused, watchFPS > 0 || rate != 0, let camera = hardware.camera as? any RateAdjustableCamera else { return }
+        guard streaming, !rateRefused, watchFPS > 0 || rate != 0 else { return }
         let wanted = capturing == nil && duty == .watch && viewers == 0 ? watchFPS : 0
         guard wanted != rate else { return }
         do {
-            let got = try camera.setFrameRate(wanted)
+            let got = try hardware.camera.setFrameRate(wanted)
             rate = wanted
             logger.info("camera \(hardware.camera.name): \(got) fps\(wanted > 0 ? " while watching" : "")")
         } catch {
@@ -478,7 +478,7 @@ public final class KioskLoop {
             }
             guard let line else { continue }
             do {
-                if let pitch = change.pitch, let tone = line as? any ToneLine { try tone.setPitch(pitch ?? tone.defaultHz) }
+                if let pitch = change.pitch { try line.setPitch(pitch) }
                 try line.set(change.value)
             } catch { logger.error("\(change.channel.rawValue): \(error)") }
         }
