@@ -82,7 +82,7 @@ public struct LineSettings: Sendable, Equatable {
 }
 
 /// A requested line: owns the chip handle and the request, releases both in `deinit`.
-// Unchecked: libgpiod handles (OpaquePointer); the line is set from one thread at a time.
+// Unchecked: it holds libgpiod's C handles (OpaquePointer, not Sendable), never reassigned after init.
 final class RequestedLine: @unchecked Sendable {
     let gpio: GPIOCalls
     let chip: OpaquePointer

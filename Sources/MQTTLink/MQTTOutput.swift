@@ -19,7 +19,7 @@ import Glibc
 /// wait). A result published but not acknowledged within
 /// `resendAfter` seconds (a connection that died with it in flight) is published again: at least
 /// once, never lost.
-// Unchecked: `client` is set once at the end of init (its callbacks need self), never after.
+// Unchecked: `client` (a var: its callbacks reach self through a WeakRelay) is set once in init, never after.
 public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public let name: String
     public let prefix: String
@@ -227,7 +227,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
 }
 
 /// A weak reference set once, before any callback can read it.
-// Unchecked: `target` is written once before the first callback and only read afterwards.
+// Unchecked: `target` is written once before start() (no callback comes earlier) and only read afterwards.
 final class WeakRelay<T: AnyObject>: @unchecked Sendable {
     weak var target: T?
 }

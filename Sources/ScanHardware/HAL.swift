@@ -76,7 +76,8 @@ public protocol FrameSource: AnyObject, Sendable {
     /// What the open device delivers, for the log (format, size, conversion).
     var summary: String { get }
     /// Asks for `fps` frames per second while the camera is open, or with 0 for the rate it was
-    /// opened with, and returns the rate in effect (the driver may round it). Presentation mode
+    /// opened with, and returns the rate in effect (the driver may round it; one that takes no
+    /// rate change while streaming may restart its stream to make it). Presentation mode
     /// watches for a code at a lower rate (`scan.presentation.watch_fps`) and scans at the full
     /// one. Throws when the change failed or the camera has no rate control (the default); the
     /// camera then keeps the rate it had, which is always a rate the kiosk works at.
