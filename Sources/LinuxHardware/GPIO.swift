@@ -6,6 +6,7 @@ import Glibc
 
 /// The libgpiod 1.6 calls the GPIO drivers make: the seam where tests script chips, lines and
 /// edge events. `.system` is the real library.
+// Unchecked: its libgpiod closures are plain functions and C pointers, not @Sendable closures.
 public struct GPIOCalls: @unchecked Sendable {
     public var openChip: (_ descriptor: String) -> OpaquePointer?
     public var closeChip: (_ chip: OpaquePointer) -> Void
@@ -81,6 +82,7 @@ public struct LineSettings: Sendable, Equatable {
 }
 
 /// A requested line: owns the chip handle and the request, releases both in `deinit`.
+// Unchecked: it holds libgpiod's C handles (OpaquePointer, not Sendable), never reassigned after init.
 final class RequestedLine: @unchecked Sendable {
     let gpio: GPIOCalls
     let chip: OpaquePointer
@@ -125,12 +127,12 @@ final class RequestedLine: @unchecked Sendable {
 }
 
 /// An output line through libgpiod: torch, buzzer, status LED. Requested inactive.
-public final class GPIOOutputLine: OutputLine, @unchecked Sendable {
+public final class GPIOOutputLine: OutputLine, Sendable {
     public let name: String
     private let requested: RequestedLine
 
     /// Requests the line as an output, initially inactive (`gpiod_line_request_output_flags`).
-    public init(role: String, settings: LineSettings, gpio: GPIOCalls = .system) throws {
+    public init(role: String, settings: LineSettings, gpio: GPIOCalls = .system) throws(HardwareError) {
         requested = try RequestedLine(settings, role: role, gpio: gpio, operation: "gpiod_line_request_output_flags") {
             gpio.requestOutput($0, settings.flags, 0)
         }
@@ -147,7 +149,7 @@ public final class GPIOOutputLine: OutputLine, @unchecked Sendable {
 /// The trigger button through libgpiod: both-edge events from the request's file descriptor,
 /// waited for with poll(2) on a thread of its own (no sysfs, no polling loop), debounced in
 /// software with the board config's period.
-public final class GPIOButton: Button, @unchecked Sendable {
+public final class GPIOButton: Button, Sendable {
     public let name: String
     private let requested: RequestedLine
     private let debounce: Duration
@@ -160,7 +162,7 @@ public final class GPIOButton: Button, @unchecked Sendable {
     private let initiallyPressed: Bool
 
     /// Requests the line for both-edge events (`gpiod_line_request_both_edges_events_flags`).
-    public init(settings: LineSettings, debounce: Duration, gpio: GPIOCalls = .system) throws {
+    public init(settings: LineSettings, debounce: Duration, gpio: GPIOCalls = .system) throws(HardwareError) {
         requested = try RequestedLine(settings, role: "button", gpio: gpio, operation: "gpiod_line_request_both_edges_events_flags") {
             gpio.requestEdges($0, settings.flags)
         }

@@ -6,13 +6,14 @@ import Glibc
 /// A passive buzzer driven with a square-wave tone from a PWM channel in sysfs
 /// (`/sys/class/pwm/pwmchipN/pwmM`): active = tone on, inactive = silent. The channel is exported
 /// if needed, set to `hz` at 50 % duty, and disabled again when the value is deinitialized.
-public final class SysfsPWMTone: ToneLine, @unchecked Sendable {
+public final class SysfsPWMTone: OutputLine, Sendable {
     public let name: String
+    /// The pitch it was set up with (`buzzer.frequency_hz`).
     public let defaultHz: Int
     private let channel: String
     private let sys: Syscalls
 
-    public init(channel: String, hz: Int, syscalls: Syscalls = .system) throws {
+    public init(channel: String, hz: Int, syscalls: Syscalls = .system) throws(HardwareError) {
         self.channel = channel
         self.sys = syscalls
         defaultHz = hz
@@ -28,10 +29,10 @@ public final class SysfsPWMTone: ToneLine, @unchecked Sendable {
         try writePeriod(hz)
     }
 
-    /// A new pitch at 50 % duty. The duty cycle goes to 0 first: the kernel refuses a period
-    /// shorter than the duty cycle it has (EINVAL).
-    public func setPitch(_ hz: Int) throws(HardwareError) {
-        try writePeriod(hz)
+    /// A new pitch at 50 % duty (nil: `defaultHz`). The duty cycle goes to 0 first: the kernel
+    /// refuses a period shorter than the duty cycle it has (EINVAL).
+    public func setPitch(_ hz: Int?) throws(HardwareError) {
+        try writePeriod(hz ?? defaultHz)
     }
 
     private func writePeriod(_ hz: Int) throws(HardwareError) {

@@ -27,7 +27,7 @@ public struct SerialSettings: Sendable, Equatable {
 /// that disappears (a USB-serial adapter unplugged: EIO/ENODEV) is closed and reopened on the
 /// next write; until it is back, writes throw `.disconnected` or `.notFound`. Bytes from the host
 /// arrive on `received()`, read by a thread blocked in poll(2).
-public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
+public final class TermiosSerialPort: SerialPort, Sendable {
     public let name: String
     private let path: String
     private let settings: SerialSettings
@@ -46,7 +46,7 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call. With
     /// `waitForDevice`, a port that is not there yet (unplugged adapter) is not an error: it is
     /// opened by the first write after it appears.
-    public init(path: String, settings: SerialSettings, waitForDevice: Bool = false, syscalls: Syscalls = .system) throws {
+    public init(path: String, settings: SerialSettings, waitForDevice: Bool = false, syscalls: Syscalls = .system) throws(HardwareError) {
         self.path = path
         self.name = path
         self.settings = settings
@@ -67,7 +67,7 @@ public final class TermiosSerialPort: SerialPort, @unchecked Sendable {
     }
 
     /// 8N1 at `baud`, no flow control.
-    public convenience init(path: String, baud: Int) throws {
+    public convenience init(path: String, baud: Int) throws(HardwareError) {
         try self.init(path: path, settings: SerialSettings(baud: baud))
     }
 

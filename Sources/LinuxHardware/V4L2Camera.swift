@@ -45,7 +45,7 @@ public enum CameraControl {
 /// reader thread that blocks in poll(2) and keeps only the newest frame (older ones are requeued
 /// and counted as dropped). GREY and planar YUV frames reach the decoder without a copy; their
 /// buffer goes back to the driver when the last copy of the frame is gone.
-public final class V4L2Camera: FrameSource, @unchecked Sendable {
+public final class V4L2Camera: FrameSource, Sendable {
     public var name: String { settings.device }
     public let settings: CameraSettings
     private let direct: Syscalls
@@ -279,7 +279,7 @@ public final class V4L2Camera: FrameSource, @unchecked Sendable {
     }
 }
 
-extension V4L2Camera: AdjustableCamera {
+extension V4L2Camera {
     /// The controls among `CameraControl.ids` that the open camera offers and has enabled, with
     /// their ranges and current values (`VIDIOC_QUERYCTRL`, `VIDIOC_G_CTRL`).
     public func controlSettings() throws(HardwareError) -> [CameraControlSetting] {
@@ -300,8 +300,7 @@ extension V4L2Camera: AdjustableCamera {
     /// Sets a control by its config name now (`VIDIOC_S_CTRL`); the driver may clamp the value.
     public func setControl(_ name: String, to value: Int) throws(HardwareError) {
         guard let id = CameraControl.ids[name] else {
-            throw HardwareError(.invalidFormat, operation: "VIDIOC_S_CTRL", device: self.name,
-                                hint: "no control \(name); known: \(CameraControl.ids.keys.sorted().joined(separator: ", "))")
+            throw .noSuchControl(name, operation: "VIDIOC_S_CTRL", device: self.name, known: CameraControl.ids.keys.sorted())
         }
         let (fd, sys) = try openDescriptor("VIDIOC_S_CTRL")
         var control = v4l2_control(id: id, value: Int32(clamping: value))
@@ -315,7 +314,7 @@ extension V4L2Camera: AdjustableCamera {
     }
 }
 
-extension V4L2Camera: RateAdjustableCamera {
+extension V4L2Camera {
     /// `VIDIOC_S_PARM` on the open camera, while it streams. Drivers that take a new rate while
     /// streaming (vivid, several CSI bridges) change it from the next frames; uvcvideo answers
     /// EBUSY while streaming, and scand does not restart the stream for it (a restart costs
@@ -330,7 +329,7 @@ extension V4L2Camera: RateAdjustableCamera {
         parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         try sys.check("VIDIOC_G_PARM", device: settings.device) { sys.ioctl(fd, scand_VIDIOC_G_PARM, &parm) }
         guard parm.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else {
-            throw HardwareError(.invalidFormat, operation: "VIDIOC_G_PARM", device: settings.device, hint: "the camera has no frame rate control")
+            throw .noFrameRateControl(operation: "VIDIOC_G_PARM", device: settings.device)
         }
         parm.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: UInt32(max(1, want)))
         try sys.check("VIDIOC_S_PARM", device: settings.device, hint: { $0 == EBUSY ? "the driver takes no frame rate change while streaming" : nil }) {

@@ -19,6 +19,7 @@ import Glibc
 /// wait). A result published but not acknowledged within
 /// `resendAfter` seconds (a connection that died with it in flight) is published again: at least
 /// once, never lost.
+// Unchecked: `client` (a var: its callbacks reach self through a WeakRelay) is set once in init, never after.
 public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public let name: String
     public let prefix: String
@@ -126,7 +127,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         }
         switch outcome {
         case .failure(let error):
-            throw HardwareErrorLike("result \(entry.seq) not published (\(error)); kept and published in order when the broker takes it")
+            throw HardwareError(.other, operation: "mosquitto_publish", device: name, summary: "\(error)")
+                .failing("result \(entry.seq) not published", then: "kept and published in order when the broker takes it")
         case .success:
             if qos == 0 { outbox.done(entry.seq) }
         }
@@ -225,6 +227,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
 }
 
 /// A weak reference set once, before any callback can read it.
+// Unchecked: `target` is written once before start() (no callback comes earlier) and only read afterwards.
 final class WeakRelay<T: AnyObject>: @unchecked Sendable {
     weak var target: T?
 }

@@ -188,15 +188,7 @@ extension SetupBackend {
             },
             frame: { await runtime.tap.next(within: .seconds(2)) },
             view: { await runtime.view($0) },
-            controls: {
-                guard let adjustable = camera as? any AdjustableCamera else { return [] }
-                return try adjustable.controlSettings()
-            },
-            setControl: { name, value in
-                guard let adjustable = camera as? any AdjustableCamera else {
-                    throw HardwareError(.other, operation: "VIDIOC_S_CTRL", device: camera.name, hint: "this camera has no adjustable controls")
-                }
-                try adjustable.setControl(name, to: value)
-            })
+            controls: { try camera.controlSettings() },
+            setControl: { try camera.setControl($0, to: $1) })
     }
 }

@@ -18,14 +18,15 @@ public protocol OutputLine: AnyObject, Sendable {
     var name: String { get }
     /// Drives the line to `value`.
     func set(_ value: LineValue) throws(HardwareError)
+    /// Sets the pitch of what sounds from now on (100...20000 Hz), or with nil the pitch the
+    /// line was set up with (`buzzer.frequency_hz`). A line that only turns on and off (an LED,
+    /// an active buzzer on a GPIO) has the one pitch it has: by default this does nothing.
+    func setPitch(_ hz: Int?) throws(HardwareError)
 }
 
-/// An output line that sounds a tone whose pitch can change: a passive buzzer on PWM.
-public protocol ToneLine: OutputLine {
-    /// The pitch it was set up with (`buzzer.frequency_hz`).
-    var defaultHz: Int { get }
-    /// Sets the pitch of what sounds from now on (100...20000 Hz).
-    func setPitch(_ hz: Int) throws(HardwareError)
+extension OutputLine {
+    /// A plain on/off line sounds (or shines) as it is: the pitch is left alone.
+    public func setPitch(_ hz: Int?) throws(HardwareError) {}
 }
 
 /// One debounced edge of the trigger button.
@@ -67,12 +68,42 @@ public protocol FrameSource: AnyObject, Sendable {
     /// Stops streaming; safe to call when not streaming.
     func stopCapture()
     /// Waits for the next frame. Throws `HardwareError` (`.disconnected` when the device went
-    /// away) or `CancellationError` when the waiting task is cancelled.
+    /// away) or `CancellationError` when the waiting task is cancelled (or the stream stopped):
+    /// the one HAL requirement without typed throws, since it throws both.
     func nextFrame() async throws -> GrayFrame
     /// Frames dropped because the consumer was busy, since the device was opened.
     var droppedFrames: Int { get }
     /// What the open device delivers, for the log (format, size, conversion).
     var summary: String { get }
+    /// Asks for `fps` frames per second while the camera is open, or with 0 for the rate it was
+    /// opened with, and returns the rate in effect (the driver may round it; one that takes no
+    /// rate change while streaming may restart its stream to make it). Presentation mode
+    /// watches for a code at a lower rate (`scan.presentation.watch_fps`) and scans at the full
+    /// one. Throws when the change failed or the camera has no rate control (the default); the
+    /// camera then keeps the rate it had, which is always a rate the kiosk works at.
+    func setFrameRate(_ fps: Int) throws(HardwareError) -> Int
+    /// The controls the open camera offers, among those scand knows by name (the setup page's
+    /// sliders). By default none: a camera without controls has nothing to adjust.
+    func controlSettings() throws(HardwareError) -> [CameraControlSetting]
+    /// Sets control `name` to `value` now (not saved: the config keeps what the camera opens
+    /// with). Throws when the camera offers no control `name` (by default it offers none).
+    func setControl(_ name: String, to value: Int) throws(HardwareError)
+}
+
+extension FrameSource {
+    /// A camera without rate control keeps its own rate: declared, so that the kiosk watches at
+    /// the full rate and says so once.
+    public func setFrameRate(_ fps: Int) throws(HardwareError) -> Int {
+        throw .noFrameRateControl(operation: "setFrameRate", device: name)
+    }
+
+    /// A camera without controls offers none.
+    public func controlSettings() throws(HardwareError) -> [CameraControlSetting] { [] }
+
+    /// A camera without controls has no control `name`.
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
+        throw .noSuchControl(name, operation: "setControl", device: self.name, known: [])
+    }
 }
 
 /// A camera control a person may adjust while the camera runs (the setup page's sliders), by the
@@ -94,24 +125,6 @@ public struct CameraControlSetting: Sendable, Equatable {
         self.defaultValue = defaultValue
         self.value = value
     }
-}
-
-/// A camera whose frame rate can be changed while it is open: presentation mode watches for a
-/// code at a lower rate (`scan.presentation.watch_fps`) and scans at the full one.
-public protocol RateAdjustableCamera: AnyObject, Sendable {
-    /// Asks for `fps` frames per second, or with 0 for the rate the camera was opened with, and
-    /// returns the rate in effect (the driver may round it). A camera that takes no rate change
-    /// while streaming may restart its stream to make it. Throws when the camera has no rate
-    /// control or the change failed; the camera then keeps the rate it had.
-    func setFrameRate(_ fps: Int) throws(HardwareError) -> Int
-}
-
-/// A camera whose controls can be read and changed while it is open.
-public protocol AdjustableCamera: AnyObject, Sendable {
-    /// The controls the open camera offers, among those scand knows by name.
-    func controlSettings() throws(HardwareError) -> [CameraControlSetting]
-    /// Sets control `name` to `value` now (not saved: the config keeps what the camera opens with).
-    func setControl(_ name: String, to value: Int) throws(HardwareError)
 }
 
 /// A serial port to a host.

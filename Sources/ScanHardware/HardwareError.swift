@@ -32,12 +32,16 @@ public struct HardwareError: Error, Equatable, Sendable, CustomStringConvertible
     public var errno: Int32
     /// A hint a person can act on, e.g. "add the service user to group video".
     public var hint: String?
+    /// What happened, in words, where the kind's own words do not say it, e.g. `already
+    /// running: another scand (pid 812) holds /var/lib/scand/scand.lock`; nil: the kind's words.
+    public var summary: String?
 
-    public init(_ kind: Kind, operation: String, device: String, errno: Int32 = 0, hint: String? = nil) {
+    public init(_ kind: Kind, operation: String, device: String, errno: Int32 = 0, summary: String? = nil, hint: String? = nil) {
         self.kind = kind
         self.operation = operation
         self.device = device
         self.errno = errno
+        self.summary = summary
         self.hint = hint
     }
 
@@ -54,22 +58,51 @@ public struct HardwareError: Error, Equatable, Sendable, CustomStringConvertible
         }
     }
 
-    public var description: String {
-        var text: String
+    /// What happened: `summary`, or the kind's words about the device.
+    public var what: String {
+        if let summary { return summary }
         switch kind {
-        case .busy: text = "\(device) is busy: another program holds it"
-        case .notFound: text = "\(device) not found"
-        case .permissionDenied: text = "permission denied on \(device)"
-        case .disconnected: text = "\(device) disconnected"
-        case .timedOut: text = "\(device) timed out"
-        case .invalidFormat: text = "\(device) offers no usable format"
-        case .other: text = "\(device) failed"
+        case .busy: return "\(device) is busy: another program holds it"
+        case .notFound: return "\(device) not found"
+        case .permissionDenied: return "permission denied on \(device)"
+        case .disconnected: return "\(device) disconnected"
+        case .timedOut: return "\(device) timed out"
+        case .invalidFormat: return "\(device) offers no usable format"
+        case .other: return "\(device) failed"
         }
+    }
+
+    public var description: String {
+        var text = what
         text += " (\(operation)"
         if errno != 0 { text += ": \(ErrnoName.name(errno))" }
         text += ")"
         if let hint { text += "; \(hint)" }
         return text
+    }
+}
+
+extension HardwareError {
+    /// The same failure told as the reason `outcome` did not happen, and what becomes of it:
+    /// `result 2 not written: /dev/ttyACM0 disconnected (write: EIO); kept and retried every second`.
+    public func failing(_ outcome: String, then next: String) -> HardwareError {
+        var error = self
+        error.summary = "\(outcome): \(what)"
+        error.hint = [hint, next].compactMap { $0 }.joined(separator: "; ")
+        return error
+    }
+
+    /// A camera that keeps its own frame rate: it has no rate control (or none the driver
+    /// offers, `V4L2_CAP_TIMEPERFRAME`).
+    public static func noFrameRateControl(operation: String, device: String) -> HardwareError {
+        HardwareError(.invalidFormat, operation: operation, device: device, summary: "\(device) has no frame rate control",
+                      hint: "it keeps its own rate")
+    }
+
+    /// A control the camera does not offer; `known`: the ones it does.
+    public static func noSuchControl(_ name: String, operation: String, device: String, known: [String]) -> HardwareError {
+        HardwareError(.invalidFormat, operation: operation, device: device, summary: "\(device) has no control \(name)",
+                      hint: known.isEmpty ? "the camera has no adjustable controls" : "known: \(known.joined(separator: ", "))")
     }
 }
 
@@ -79,8 +112,9 @@ public enum ErrnoName {
     public static func name(_ code: Int32) -> String {
         let names: [Int32: String] = [
             1: "EPERM", 2: "ENOENT", 4: "EINTR", 5: "EIO", 6: "ENXIO", 9: "EBADF", 11: "EAGAIN",
-            12: "ENOMEM", 13: "EACCES", 16: "EBUSY", 19: "ENODEV", 22: "EINVAL", 25: "ENOTTY",
-            28: "ENOSPC", 32: "EPIPE", 110: "ETIMEDOUT",
+            12: "ENOMEM", 13: "EACCES", 16: "EBUSY", 17: "EEXIST", 19: "ENODEV", 20: "ENOTDIR", 21: "EISDIR",
+            22: "EINVAL", 23: "ENFILE", 24: "EMFILE", 25: "ENOTTY", 28: "ENOSPC", 30: "EROFS", 32: "EPIPE",
+            36: "ENAMETOOLONG", 40: "ELOOP", 98: "EADDRINUSE", 110: "ETIMEDOUT",
         ]
         return names[code] ?? "errno \(code)"
     }

@@ -9,6 +9,7 @@ import Glibc
 /// corners, result, camera and torch state). A client that does not keep up is disconnected,
 /// never waited for. At most `maxClients` are served; one more is told so and closed. When the
 /// process runs out of descriptors, accepting pauses for a second instead of spinning.
+// Unchecked: Dispatch does not mark `DispatchSourceRead` Sendable; it is made in init and used on `queue`.
 public final class EventSocket: @unchecked Sendable {
     public let path: String
     public let maxClients: Int
@@ -21,34 +22,42 @@ public final class EventSocket: @unchecked Sendable {
     /// Listens at `path`. A stale socket there is replaced; any other kind of file is left alone
     /// and reported. Hold a `StateLock` beside it first, so that a live daemon's socket is
     /// never taken over.
-    public init(path: String, maxClients: Int = 64) throws(HardwareErrorLike) {
+    public init(path: String, maxClients: Int = 64) throws(HardwareError) {
         self.path = path
         self.maxClients = max(1, maxClients)
         var st = stat()
         if lstat(path, &st) == 0 {
             guard st.st_mode & S_IFMT == S_IFSOCK else {
-                throw HardwareErrorLike("event socket \(path): exists and is not a socket; not removed (choose another events.socket)")
+                throw HardwareError(.busy, operation: "lstat", device: path, errno: EEXIST,
+                                    summary: "event socket \(path): exists and is not a socket; not removed", hint: "choose another events.socket")
             }
             unlink(path)
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw HardwareErrorLike("event socket: socket: \(ErrnoName.describe(errno))") }
+        guard fd >= 0 else { throw Self.failure("socket", path, errno) }
         guard var address = unixSocketAddress(path) else {
-            close(fd); throw HardwareErrorLike("event socket: path too long: \(path)")
+            close(fd)
+            throw HardwareError(.invalidFormat, operation: "bind", device: path, errno: ENAMETOOLONG,
+                                summary: "event socket \(path): path too long", hint: "a Unix socket path has at most 107 bytes")
         }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0, listen(fd, 8) == 0 else {
-            let message = ErrnoName.describe(errno)
+            let failure = Self.failure(bound == 0 ? "listen" : "bind", path, errno)
             close(fd)
-            throw HardwareErrorLike("event socket \(path): bind/listen: \(message)")
+            throw failure
         }
         chmod(path, 0o660)
         listener = fd
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler { [weak self] in self?.acceptClients() }
         source.resume()
+    }
+
+    /// A call on the socket that failed: `permission denied on event socket PATH (bind: EACCES)`.
+    private static func failure(_ operation: String, _ path: String, _ code: Int32) -> HardwareError {
+        HardwareError(HardwareError.kind(forErrno: code), operation: operation, device: "event socket \(path)", errno: code)
     }
 
     deinit {

@@ -170,7 +170,7 @@ public final class KioskDriver {
             }
             guard let line else { return [] }
             do {
-                if let pitch, let tone = line as? any ToneLine { try tone.setPitch(pitch ?? tone.defaultHz) }
+                if let pitch { try line.setPitch(pitch) }
                 try line.set(value)
             } catch { logger.error("\(channel.rawValue): \(error)") }
             return []
@@ -204,10 +204,9 @@ public final class KioskDriver {
             camera.stopCapture()
             return []
         case .setFrameRate(let fps):
-            // A camera that cannot change its rate keeps the one it has (asked no more).
-            guard let adjustable = camera as? any RateAdjustableCamera else { return [.now(.rateSet(fps, took: false))] }
+            // A camera that cannot change its rate says so once; it keeps the rate it has.
             do {
-                let got = try adjustable.setFrameRate(fps)
+                let got = try camera.setFrameRate(fps)
                 logger.info("camera \(camera.name): \(got) fps\(fps > 0 ? " while watching" : "")")
                 return [.now(.rateSet(fps, took: true))]
             } catch {

@@ -12,7 +12,7 @@ import Glibc
 ///
 /// When the file cannot take a result (disk full, no descriptors left, permissions), the
 /// result is still kept in memory and sent; `add` says so and `notStored` counts it.
-public final class Outbox: @unchecked Sendable {
+public final class Outbox: Sendable {
     public struct Entry: Equatable, Sendable {
         public var seq: Int
         public var bytes: [UInt8]
@@ -40,7 +40,7 @@ public final class Outbox: @unchecked Sendable {
 
     /// Opens (or creates) the outbox at `path`; nil keeps it in memory only. Entries pending in
     /// the file are pending again; damaged lines are skipped and listed in `problems`.
-    public init(path: String?, capacity: Int = 1000, policy: Policy = .dropOldest) throws(HardwareErrorLike) {
+    public init(path: String?, capacity: Int = 1000, policy: Policy = .dropOldest) throws(HardwareError) {
         self.path = path
         self.capacity = max(1, capacity)
         self.policy = policy
@@ -62,11 +62,15 @@ public final class Outbox: @unchecked Sendable {
     /// Keeps a new result, durably where the file takes it. Throws only when the `reject-new`
     /// policy refuses it.
     @discardableResult
-    public func add(_ entry: Entry) throws(HardwareErrorLike) -> Added {
+    public func add(_ entry: Entry) throws(HardwareError) -> Added {
         var added = Added()
         let full = state.withLock { $0.pending.count >= capacity }
         if full {
-            if policy == .rejectNew { throw HardwareErrorLike("outbox full (\(capacity) results pending): result \(entry.seq) refused") }
+            if policy == .rejectNew {
+                throw HardwareError(.busy, operation: "add", device: "outbox \(path ?? "in memory")",
+                                    summary: "outbox full (\(capacity) results pending): result \(entry.seq) refused",
+                                    hint: "policy reject-new: the pending results go first")
+            }
             added.dropped = state.withLock { $0.pending.removeFirst() }
         }
         var text = "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
@@ -116,29 +120,29 @@ public final class Outbox: @unchecked Sendable {
     }
 
     /// Rewrites the file with the pending entries only (a new file, fsync'd, renamed over).
-    private func compact() throws(HardwareErrorLike) {
+    private func compact() throws(HardwareError) {
         guard let path else { return }
         let (entries, maxSeq) = state.withLock { ($0.pending, $0.maxSeq) }
         // Keep the highest sequence number even when nothing is pending.
         var text = maxSeq > 0 ? "D \(maxSeq)\n" : ""
         for e in entries { text += "P \(e.seq) \(PayloadText.base64(e.bytes))\n" }
         do { try FileBytes.writeAtomically(Array(text.utf8), to: path, sync: true, mode: 0o600) } catch {
-            throw HardwareErrorLike("outbox \(path): compacting failed: \(error)")
+            throw Self.failure(error, "write", path, "compacting failed: ")
         }
         state.withLock { $0.lines = entries.count + 1 }
     }
 
     /// The file's bytes; a missing file is an empty outbox.
-    static func readFile(_ path: String) throws(HardwareErrorLike) -> [UInt8] {
+    static func readFile(_ path: String) throws(HardwareError) -> [UInt8] {
         do { return try FileBytes.read(path, limit: 1 << 30) } catch {
             if error.errno == ENOENT { return [] }
-            throw HardwareErrorLike("outbox \(path): \(error.reason)")
+            throw failure(error, "read", path, "")
         }
     }
-}
 
-/// An error with a message only (outbox and output bookkeeping).
-public struct HardwareErrorLike: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ d: String) { description = d }
+    /// A file the outbox could not read or write: `outbox PATH: compacting failed: REASON (write: EACCES)`.
+    private static func failure(_ error: FileBytes.Failure, _ operation: String, _ path: String, _ doing: String) -> HardwareError {
+        HardwareError(error.errno.map(HardwareError.kind(forErrno:)) ?? .invalidFormat, operation: operation, device: path,
+                      errno: error.errno ?? 0, summary: "outbox \(path): \(doing)\(error.reason)")
+    }
 }

@@ -54,7 +54,7 @@ public struct UndeliverableResult: Error, CustomStringConvertible, Sendable {
 /// acknowledged its sequence number (`ACK n`). Results pending while the host or port is gone
 /// are sent, in order, when it is back. An unacknowledged result is sent again only when it is
 /// due: `resendAfter` retries (seconds) after it was last sent.
-public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
+public final class DeliveringOutput: ResultOutput, Sendable {
     public let name: String
     public let format: OutputFormat
     public let outbox: Outbox
@@ -112,7 +112,8 @@ public final class DeliveringOutput: ResultOutput, @unchecked Sendable {
             logger.error("output \(name): result \(entry.seq) parked, never written: \(error); the results after it go on")
             return
         } catch {
-            throw HardwareErrorLike("result \(entry.seq) not written (\(error)); kept and retried every second")
+            let failure = error as? HardwareError ?? HardwareError(.other, operation: "write", device: name, summary: "\(error)")
+            throw failure.failing("result \(entry.seq) not written", then: "kept and retried every second")
         }
         if requiresAck { state.withLock { $0.awaitingAck[entry.seq] = 0 } } else { outbox.done(entry.seq) }
     }
@@ -159,7 +160,10 @@ public enum Writers {
         var rest = bytes[...]
         while !rest.isEmpty {
             let n = rest.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw HardwareErrorLike("stdout: \(String(cString: strerror(errno)))") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: "stdout", errno: errno)
+            }
             rest = rest.dropFirst(n)
         }
     }

@@ -15,7 +15,7 @@ public final class PseudoTerminal: SerialPort, Sendable {
     /// Held for a whole write: writes never interleave.
     private let writing = Locked(())
 
-    public init() throws {
+    public init() throws(HardwareError) {
         var master: Int32 = -1, slave: Int32 = -1
         guard openpty(&master, &slave, nil, nil, nil) == 0 else {
             throw HardwareError(HardwareError.kind(forErrno: errno), operation: "openpty", device: "pty", errno: errno)

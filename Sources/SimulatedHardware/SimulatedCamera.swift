@@ -6,7 +6,7 @@ import Glibc
 
 /// A camera that plays image files at a frame rate, looping, paced by an injected clock; it
 /// can be unplugged, plugged back, made busy or forbidden.
-public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable where C.Duration == Duration {
+public final class SimulatedCamera<C: Clock>: FrameSource, Sendable where C.Duration == Duration {
     /// What the simulated device does on `open()`.
     public enum Condition: Sendable { case present, unplugged, busy, forbidden }
 
@@ -53,9 +53,9 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     /// A camera playing image files; a folder stands for its PNG, JPEG and PGM files in name order.
     public convenience init(name: String = "simulated-camera", images: [String], fps: Int, repeatEach: Int = 1, clock: C,
-                            trace: Trace? = nil) throws {
+                            trace: Trace? = nil) throws(HardwareError) {
         var frames: [GrayFrame] = []
-        for path in try Self.expand(images) {
+        for path in Self.expand(images) {
             do { frames.append(try ImageFile.load(path)) } catch {
                 throw HardwareError(.invalidFormat, operation: "load image", device: path, hint: error.reason)
             }
@@ -67,7 +67,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
 
     /// Image files: each path, or a folder's PNG, JPEG and PGM files in name order.
-    public static func expand(_ paths: [String]) throws -> [String] {
+    public static func expand(_ paths: [String]) -> [String] {
         var out: [String] = []
         for path in paths {
             guard let dir = opendir(path) else { out.append(path); continue }
@@ -190,8 +190,8 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
 
     /// The frame due now, without waiting (the newest: frames whose time passed are dropped).
     /// Throws `.disconnected` when not streaming. For drivers of virtual time.
-    public func takeFrame() throws -> GrayFrame {
-        try state.withLock { s in
+    public func takeFrame() throws(HardwareError) -> GrayFrame {
+        try state.withLock { s throws(HardwareError) in
             guard s.streaming, s.condition == .present else {
                 throw HardwareError(.disconnected, operation: "VIDIOC_DQBUF", device: name, errno: ENODEV)
             }
@@ -227,7 +227,7 @@ public final class SimulatedCamera<C: Clock>: FrameSource, @unchecked Sendable w
     }
 }
 
-extension SimulatedCamera: AdjustableCamera {
+extension SimulatedCamera {
     /// `brightness` (-128...127, added to every level) and `contrast` (0...200 %), on an open camera.
     public func controlSettings() throws(HardwareError) -> [CameraControlSetting] {
         let (open, brightness, contrast) = state.withLock { ($0.open, $0.brightness, $0.contrast) }
@@ -245,11 +245,11 @@ extension SimulatedCamera: AdjustableCamera {
             default: return false
             }
         }
-        if !known { throw HardwareError(.invalidFormat, operation: "VIDIOC_S_CTRL", device: self.name, hint: "no control \(name); known: brightness, contrast") }
+        if !known { throw .noSuchControl(name, operation: "VIDIOC_S_CTRL", device: self.name, known: ["brightness", "contrast"]) }
     }
 }
 
-extension SimulatedCamera: RateAdjustableCamera {
+extension SimulatedCamera {
     /// Delivers every n-th frame of the scene, n = the configured rate / `fps` (at least 1): the
     /// scene keeps its own time. A change takes effect from the next frame, as on a driver that
     /// takes a rate while streaming (vivid does).

@@ -27,8 +27,9 @@ public final class SimulatedLine: OutputLine, Sendable {
 
 /// A buzzer with a pitch (a passive buzzer on PWM): level changes and pitch changes
 /// (`buzzer pitch 3200`) go to the trace.
-public final class SimulatedToneLine: ToneLine, Sendable {
+public final class SimulatedToneLine: OutputLine, Sendable {
     public let name: String
+    /// The pitch it was set up with (`buzzer.frequency_hz`).
     public let defaultHz: Int
     private let line: SimulatedLine
     private let trace: Trace
@@ -44,7 +45,9 @@ public final class SimulatedToneLine: ToneLine, Sendable {
 
     public func set(_ value: LineValue) throws(HardwareError) { try line.set(value) }
 
-    public func setPitch(_ hz: Int) throws(HardwareError) {
+    /// Records `buzzer pitch 3200` (nil: back to `defaultHz`).
+    public func setPitch(_ hz: Int?) throws(HardwareError) {
+        let hz = hz ?? defaultHz
         self.hz.withLock { $0 = hz }
         trace.record("\(name) pitch \(hz)")
     }

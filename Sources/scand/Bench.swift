@@ -237,7 +237,7 @@ struct KioskLatency: AsyncParsableCommand {
     /// The expected text of each image the camera plays (by its index), from manifest.json in
     /// the folder it came from; nil where there is no manifest or no text.
     func expectedTexts() -> @Sendable (Int) -> String? {
-        guard let paths = try? SimulatedCamera<ContinuousClock>.expand(images) else { return { _ in nil } }
+        let paths = SimulatedCamera<ContinuousClock>.expand(images)
         var byPath: [String: String] = [:]
         for folder in images {
             guard let records = try? DecodeBench.manifest(folder + "/manifest.json") else { continue }

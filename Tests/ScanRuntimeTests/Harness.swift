@@ -28,7 +28,8 @@ final class Harness {
          sameSymbolTimeout: Duration = .zero, onEvent: (@Sendable (String) -> Void)? = nil,
          outputs: ((SimulatedSerialPort) throws -> [any ResultOutput])? = nil,
          torchLine: ((Trace) -> any OutputLine)? = nil, patterns: FeedbackPatterns = .standard,
-         speech: SpeechBehaviour? = nil, phrases: SpeechPhrases = SpeechPhrases(), toneBuzzer: Bool = false) throws {
+         speech: SpeechBehaviour? = nil, phrases: SpeechPhrases = SpeechPhrases(), toneBuzzer: Bool = false,
+         plainCamera: Bool = false) throws {
         let clock = self.clock
         trace = Trace(now: { clock.now.offset })
         camera = SimulatedCamera(frames: try images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, repeatEach: repeatEach,
@@ -41,7 +42,7 @@ final class Harness {
         settings(&s)
         speaker = speech == nil ? nil : SimulatedSpeaker(trace: trace, now: { clock.now.offset })
         let torchOutput: (any OutputLine)? = torch ? (torchLine?(trace) ?? SimulatedLine(name: "torch", trace: trace)) : nil
-        let hardware = KioskHardware(camera: camera, button: nil, torch: torchOutput,
+        let hardware = KioskHardware(camera: plainCamera ? PlainCamera(camera) : camera, button: nil, torch: torchOutput,
                                      buzzer: toneBuzzer ? SimulatedToneLine(name: "buzzer", defaultHz: 2700, trace: trace)
                                          : SimulatedLine(name: "buzzer", trace: trace),
                                      statusLED: SimulatedLine(name: "status_led", trace: trace), speaker: speaker)

@@ -42,7 +42,9 @@ func temporaryPath() -> String {
         #expect(drop.pending.map(\.seq) == [2, 3])
         let reject = try Outbox(path: nil, capacity: 1, policy: .rejectNew)
         try reject.add(.init(seq: 1, bytes: [1]))
-        #expect(throws: HardwareErrorLike.self) { try reject.add(.init(seq: 2, bytes: [2])) }
+        #expect { try reject.add(.init(seq: 2, bytes: [2])) } throws: { e in
+            (e as? HardwareError).map { $0.kind == .busy && "\($0)".hasPrefix("outbox full (1 results pending): result 2 refused") } == true
+        }
         #expect(reject.pending.map(\.seq) == [1])
     }
 
@@ -254,7 +256,7 @@ final class EventClient {
         let rc = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard rc == 0 else { throw HardwareErrorLike("connect: \(errno)") }
+        guard rc == 0 else { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "connect", device: path, errno: errno) }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
     deinit { close(fd) }

@@ -27,7 +27,7 @@ final class FlakyPort: SerialPort, @unchecked Sendable {
         port.plugged.withLock { $0 = false }
         // The error names the result that was not written and what becomes of it.
         #expect { try output.deliver(result(2), unixMillis: 0) } throws: {
-            "\($0)" == "result 2 not written (flaky disconnected (write: EIO)); kept and retried every second"
+            "\($0)" == "result 2 not written: flaky disconnected (write: EIO); kept and retried every second"
         }
         #expect { try output.deliver(result(3), unixMillis: 0) } throws: { "\($0)".hasPrefix("result 2 not written") }
         #expect(output.pendingCount == 2)
