@@ -29,7 +29,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private let version: String
     private let logger: Logger
     private var client: MQTTClient!
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Serialises publishing results (oldest first, one at a time).
     private let sending = Locked(0)
     /// Held from a result's publish until its message id is recorded.
@@ -38,8 +38,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private struct State {
         var connected = false
         var connection = MQTTClient.Connection.connecting
-        /// Published, waiting for PUBACK: message id → (seq, seconds since published).
-        var inFlight: [Int32: (seq: Int, age: Int)] = [:]
+        /// Published, waiting for PUBACK (by message id).
+        var window: AckWindow
         var lastStatus: String?
         var onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
         var onConnection: (@Sendable (MQTTClient.Connection) -> Void)?
@@ -53,6 +53,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         self.qos = qos
         self.outbox = outbox
         self.resendAfter = max(1, resendAfter)
+        state = Locked(State(window: AckWindow(resendAfter: resendAfter)))
         self.version = version
         self.logger = logger
         name = "mqtt \(settings.tls ? "mqtts" : "mqtt")://\(settings.host):\(settings.port)"
@@ -85,7 +86,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             // The goodbye and the results in flight acknowledged (they leave the outbox), or
             // `wait` is over: what is not acknowledged stays in the outbox for the next start.
             let end = ContinuousClock.now + wait
-            while ContinuousClock.now < end, state.withLock({ $0.goodbye != nil || !$0.inFlight.isEmpty }) { usleep(5_000) }
+            while ContinuousClock.now < end, state.withLock({ $0.goodbye != nil || !$0.window.isEmpty }) { usleep(5_000) }
         }
         client.stop()
     }
@@ -110,8 +111,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             // logged once; each result is not an error of its own.
             guard state.withLock({ $0.connected }) else { return }
             for entry in outbox.pending {
-                let inFlight = state.withLock { $0.inFlight.values.contains { $0.seq == entry.seq } }
-                if inFlight { continue }
+                if state.withLock({ $0.window.isWaiting(entry.seq) }) { continue }
                 try publish(entry)
             }
         }
@@ -122,7 +122,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         // the message id: the id is recorded under `publishing`, which `acknowledged` takes too.
         let outcome = publishing.withLock { _ -> Result<Int32, MQTTError> in
             let outcome = client.publish("\(prefix)/result", entry.bytes, qos: qos)
-            if case .success(let mid) = outcome, qos > 0 { state.withLock { $0.inFlight[mid] = (entry.seq, 0) } }
+            if case .success(let mid) = outcome, qos > 0 { state.withLock { $0.window.sent(entry.seq, token: mid) } }
             return outcome
         }
         switch outcome {
@@ -137,25 +137,16 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     /// Every second while results wait: publishes what was never taken, and again what the
     /// broker has not acknowledged for `resendAfter` seconds.
     public func retry() throws {
+        let due = state.withLock { s in s.connected ? s.window.tick() : [] }
+        if !due.isEmpty { logger.notice("output \(name): \(due.count) result(s) not acknowledged in \(resendAfter) s, published again") }
+        // What was never taken and what is due again, oldest first.
         try flush()
-        let due = state.withLock { s -> Set<Int> in
-            guard s.connected else { return [] }
-            for (mid, f) in s.inFlight { s.inFlight[mid] = (f.seq, f.age + 1) }
-            let old = s.inFlight.filter { $0.value.age >= resendAfter }
-            for mid in old.keys { s.inFlight[mid] = nil }
-            return Set(old.values.map(\.seq))
-        }
-        guard !due.isEmpty else { return }
-        logger.notice("output \(name): \(due.count) result(s) not acknowledged in \(resendAfter) s, published again")
-        try sending.withLock { _ in
-            for entry in outbox.pending where due.contains(entry.seq) { try publish(entry) }
-        }
     }
 
     private func acknowledged(_ mid: Int32) {
         let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
-            return s.inFlight.removeValue(forKey: mid)?.seq
+            return s.window.acknowledge(token: mid)
         } }
         if let seq { outbox.done(seq) }
     }
@@ -169,7 +160,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             // What was in flight is published again, in order, when the connection is back:
             // the first copy of every result arrives in order. (libmosquitto may also resend
             // its own copy: a duplicate, never a loss.)
-            if !s.connected { s.inFlight = [:] }
+            if !s.connected { s.window.forgetAll() }
             return (s.lastStatus, s.onConnection)
         }
         switch connection {

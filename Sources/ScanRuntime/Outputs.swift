@@ -63,11 +63,11 @@ public final class DeliveringOutput: ResultOutput, Sendable {
     private let writer: @Sendable ([UInt8]) throws -> Void
     private let logger: Logger
     private struct State {
-        /// Sent and waiting for the host's ACK: retries since it was last sent.
-        var awaitingAck: [Int: Int] = [:]
+        /// Sent and waiting for the host's ACK.
+        var window: AckWindow
         var parked = 0
     }
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let lock = Locked(())
 
     public init(name: String, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
@@ -78,6 +78,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
         self.outbox = outbox
         self.requiresAck = requiresAck
         self.resendAfter = max(1, resendAfter)
+        state = Locked(State(window: AckWindow(resendAfter: resendAfter)))
         self.logger = logger
         self.writer = writer
     }
@@ -99,7 +100,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
     /// Writes every pending result not yet sent, in order; parks what can never be written.
     func flush() throws {
         try lock.withLock { _ in
-            for entry in outbox.pending where state.withLock({ $0.awaitingAck[entry.seq] == nil }) {
+            for entry in outbox.pending where !state.withLock({ $0.window.isWaiting(entry.seq) }) {
                 try send(entry)
             }
         }
@@ -115,25 +116,19 @@ public final class DeliveringOutput: ResultOutput, Sendable {
             let failure = error as? HardwareError ?? HardwareError(.other, operation: "write", device: name, summary: "\(error)")
             throw failure.failing("result \(entry.seq) not written", then: "kept and retried every second")
         }
-        if requiresAck { state.withLock { $0.awaitingAck[entry.seq] = 0 } } else { outbox.done(entry.seq) }
+        if requiresAck { state.withLock { $0.window.sent(entry.seq) } } else { outbox.done(entry.seq) }
     }
 
     /// The periodic retry (every second): what was never sent, and with `requiresAck` what the
     /// host has not acknowledged within `resendAfter` retries.
     public func retry() throws {
+        // What is due again leaves the window: it goes out with what was never sent, oldest first.
+        if requiresAck { _ = state.withLock { $0.window.tick() } }
         try flush()
-        guard requiresAck else { return }
-        try lock.withLock { _ in
-            let due = state.withLock { s -> Set<Int> in
-                for key in s.awaitingAck.keys { s.awaitingAck[key]! += 1 }
-                return Set(s.awaitingAck.filter { $0.value >= resendAfter }.keys)
-            }
-            for entry in outbox.pending where due.contains(entry.seq) { try send(entry) }
-        }
     }
 
     public func acknowledge(_ seq: Int) -> Bool {
-        guard requiresAck, state.withLock({ $0.awaitingAck.removeValue(forKey: seq) != nil }) else { return false }
+        guard requiresAck, state.withLock({ $0.window.acknowledge(seq) }) else { return false }
         outbox.done(seq)
         return true
     }

@@ -1,0 +1,176 @@
+import ScanCore
+import ScanHardware
+import Testing
+
+/// The camera's duty machine: whole action lists for what the kiosk wants and what the camera did.
+@Suite struct CameraStreamTests {
+    @Test func aSessionStartsTheStreamAndItsEndStopsIt() {
+        var stream = CameraStream()
+        #expect(stream.capture(session: 1, watchFPS: 0) == [.start])
+        #expect(stream.work(presentation: false) == .decode(session: 1, watching: false))
+        #expect(stream.started(true, watchFPS: 0) == [])
+        #expect(stream.stopCapture(watchFPS: 0) == [.stop])
+        #expect(stream.work(presentation: false) == .none)
+        // A stop while believed stopped is asked again (stopping twice is safe).
+        #expect(stream.stopCapture(watchFPS: 0) == [.stop])
+    }
+
+    @Test func aStartThatFailsCapturesNothing() {
+        var stream = CameraStream()
+        #expect(stream.capture(session: 4, watchFPS: 0) == [.start])
+        #expect(stream.started(false, watchFPS: 0) == [])
+        #expect(stream.work(presentation: false) == .none && stream.capturing == nil)
+    }
+
+    @Test func aWarmCameraStreamsOnceAvailableAndDrainsBetweenSessions() {
+        var stream = CameraStream(keepStreaming: true)
+        #expect(stream.cameraAvailable(true, watchFPS: 0) == [.start])
+        #expect(stream.started(true, watchFPS: 0) == [])
+        #expect(stream.work(presentation: false) == .drain)
+        #expect(stream.capture(session: 1, watchFPS: 0) == [])
+        #expect(stream.stopCapture(watchFPS: 0) == [])
+        #expect(stream.work(presentation: false) == .drain)
+        stream.closed()
+        #expect(stream.work(presentation: false) == .none)
+    }
+
+    @Test func watchingRunsAtTheWatchingRateAndASessionAtTheFullRate() {
+        var stream = CameraStream()
+        #expect(stream.duty(.watch, watchFPS: 5) == [.start])
+        #expect(stream.started(true, watchFPS: 5) == [.setRate(5)])
+        stream.rateSet(5, took: true)
+        #expect(stream.work(presentation: true) == .watch)
+        #expect(stream.capture(session: 2, watchFPS: 5) == [.setRate(0)])
+        stream.rateSet(0, took: true)
+        #expect(stream.work(presentation: true) == .decode(session: 2, watching: true))
+        // A viewer keeps the full rate while watching.
+        #expect(stream.view(true, watchFPS: 5) == [])
+        #expect(stream.stopCapture(watchFPS: 5) == [])
+        #expect(stream.view(false, watchFPS: 5) == [.setRate(5)])
+    }
+
+    @Test func aRefusedRateIsNotAskedAgainUntilTheCameraIsReopened() {
+        var stream = CameraStream()
+        _ = stream.duty(.watch, watchFPS: 5)
+        #expect(stream.started(true, watchFPS: 5) == [.setRate(5)])
+        stream.rateSet(5, took: false)
+        #expect(stream.capture(session: 1, watchFPS: 5) == [])
+        stream.closed()
+        #expect(stream.duty(.watch, watchFPS: 5) == [.start])
+        #expect(stream.started(true, watchFPS: 5) == [.setRate(5)])
+    }
+
+    /// A list that stops capture and wants it again keeps the stream: nothing stops and starts.
+    @Test func aListThatEndsASessionIntoWatchingKeepsTheStream() {
+        var stream = CameraStream()
+        _ = stream.capture(session: 1, watchFPS: 0)
+        _ = stream.started(true, watchFPS: 0)
+        let effects: [KioskEffect] = [.stopCapture, .cameraDuty(.watch)]
+        stream.begin(effects)
+        #expect(stream.stopCapture(watchFPS: 0) == [])
+        #expect(stream.duty(.watch, watchFPS: 0) == [])
+        #expect(stream.end(watchFPS: 0) == [])
+        #expect(stream.work(presentation: true) == .watch)
+    }
+}
+
+/// The whole core: an input in, the actions out, time as an input.
+@Suite struct KioskCoreTests {
+    static func core(_ change: (inout KioskSettings) -> Void = { _ in }) -> KioskCore {
+        var settings = KioskSettings()
+        settings.hasTorch = true
+        settings.sessionTimeout = .seconds(5)
+        change(&settings)
+        return KioskCore(settings: settings, emitsEvents: false)
+    }
+
+    /// Opened, available, then a press: torch off then on, the stream started, LED scanning.
+    @Test func startOpenAndPressAsActions() {
+        var core = Self.core()
+        let start = core.handle(.start, now: .zero)
+        #expect(start.contains(.setTorch(false)) && start.contains(.openCamera))
+        let opened = core.handle(.camera(.opened), now: .zero)
+        #expect(opened.contains(.followUp(.kiosk(.cameraChanged(.available)))))
+        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
+        let press = core.handle(.kiosk(.buttonPressed), now: .milliseconds(100))
+        let hardware = press.filter { if case .log = $0 { return false }; if case .setLine = $0 { return false }; return true }
+        #expect(hardware == [.setTorch(false), .setTorch(true), .startStream], "\(press)")
+        #expect(core.handle(.streamStarted(true), now: .milliseconds(100)) == [])
+        #expect(core.work == .decode(session: 1, watching: false))
+        #expect(core.nextDeadline == .milliseconds(100) + .seconds(5) || core.nextDeadline! < .seconds(6))
+    }
+
+    /// A decoded frame of the session: the read goes out, the stream stops, the torch goes off.
+    @Test func aReadDeliversAndStops() {
+        var core = Self.core { $0.alphanumeric = .immediate }
+        _ = core.handle(.start, now: .zero)
+        _ = core.handle(.camera(.opened), now: .zero)
+        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
+        _ = core.handle(.kiosk(.buttonPressed), now: .zero)
+        _ = core.handle(.streamStarted(true), now: .zero)
+        let symbol = Symbol(symbology: .qrCode, text: "hello")
+        let decoded = core.handle(.decoded(session: 1, symbols: [symbol], seconds: 0.01), now: .milliseconds(40))
+        guard case .followUp(let next) = decoded.last else { Issue.record("\(decoded)"); return }
+        let read = core.handle(next, now: .milliseconds(40))
+        #expect(read.contains(KioskCore.Action.stopStream) && read.contains(KioskCore.Action.setTorch(false)))
+        #expect(read.contains { if case .deliver(let r) = $0 { return r.symbol.text == "hello" && r.sequence == 1 }; return false })
+        #expect(core.work == .none && core.framesDecoded == 1)
+        // A frame of a session that is over is not counted.
+        #expect(core.handle(.decoded(session: 1, symbols: [], seconds: 0.01), now: .milliseconds(80)) == [])
+    }
+
+    /// Timers come back through `takeDue` in deadline order; kept results are retried every
+    /// second while any output keeps them.
+    @Test func timersAndRetriesAreDueInOrder() {
+        var core = Self.core()
+        _ = core.handle(.outputsPending(true), now: .zero)
+        #expect(core.nextDeadline == .seconds(1))
+        #expect(core.takeDue(now: .milliseconds(999)) == nil)
+        #expect(core.takeDue(now: .seconds(1)) == .retryOutputs)
+        #expect(core.handle(.retryOutputs, now: .seconds(1)) == [.retryOutputs])
+        _ = core.handle(.outputsPending(false), now: .seconds(1))
+        #expect(core.nextDeadline == nil)
+    }
+
+    /// The stop turns everything off and nothing happens after it.
+    @Test func stopIsTheLastWord() {
+        var core = Self.core()
+        _ = core.handle(.start, now: .zero)
+        let stop = core.handle(.stop, now: .seconds(1))
+        #expect(stop.last == .followUp(.finishStop))
+        let finish = core.handle(.finishStop, now: .seconds(1))
+        #expect(finish.contains(.setLine(.buzzer, .inactive, pitch: nil)) && finish.contains(.setLine(.statusLED, .inactive, pitch: nil)))
+        #expect(finish.last == .log(.notice, "stopped"))
+        #expect(core.handle(.kiosk(.buttonPressed), now: .seconds(2)) == [])
+        #expect(core.nextDeadline == nil)
+    }
+}
+
+/// The acknowledgement window every acknowledging output shares.
+@Suite struct AckWindowTests {
+    @Test func acknowledgedResultsLeaveAndUnacknowledgedOnesAreDueAfterTheirTime() {
+        var window = AckWindow(resendAfter: 2)
+        window.sent(1)
+        window.sent(2, token: 77)
+        #expect(window.isWaiting(1) && window.count == 2)
+        let first = window.acknowledge(1), again = window.acknowledge(1)
+        #expect(first && !again)
+        #expect(window.tick() == [])
+        #expect(window.tick() == [2])
+        #expect(!window.isWaiting(2))
+        // The old token no longer names it; a new send does.
+        let old = window.acknowledge(token: 77)
+        #expect(old == nil)
+        window.sent(2, token: 78)
+        let new = window.acknowledge(token: 78)
+        #expect(new == 2 && window.isEmpty)
+    }
+
+    @Test func aLostConnectionForgetsWhatWasInFlight() {
+        var window = AckWindow(resendAfter: 5)
+        window.sent(3, token: 1)
+        window.forgetAll()
+        let late = window.acknowledge(token: 1)
+        #expect(window.isEmpty && late == nil)
+    }
+}
