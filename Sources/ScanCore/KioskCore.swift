@@ -61,8 +61,9 @@ public struct KioskCore: Sendable {
         case setFrameRate(Int)
         case say(id: Int, text: String)
         case cutSpeech
-        /// Hand the result to the outputs (answer `outputsPending`, later).
-        case deliver(ScanResult)
+        /// Hand the result to the outputs, then send `event` (a client that sees it finds the
+        /// result written or kept); answer `outputsPending`, later.
+        case deliver(ScanResult, event: String?)
         /// Retry what outputs keep (answer `outputsPending`, later).
         case retryOutputs
         case log(LogLevel, String)
@@ -266,10 +267,11 @@ public struct KioskCore: Sendable {
                                        "repeats": led?.repeats == true ? "true" : "false"])
                 + lines(player.indicate(indication, now: now))
         case .deliver(let result):
-            // The event after the outputs: a client that sees it finds the result written (or kept).
             let s = result.symbol
-            return [.deliver(result)] + event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
-                                                        "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
+            let line = event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                                        "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
+            guard case .event(let text)? = line.first else { return [.deliver(result, event: nil)] }
+            return [.deliver(result, event: text)]
         case .startTimer(let timer, let after):
             deadlines[.kiosk(timer)] = now + after
             return []

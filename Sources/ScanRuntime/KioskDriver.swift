@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import ScanCore
 import ScanHardware
@@ -20,6 +21,11 @@ public final class KioskDriver {
     /// Where the speaker's reports go (from its own thread): they come back as `speechStarted`
     /// and `speechEnded` inputs.
     public var onSpeech: (@Sendable (KioskCore.Input) -> Void)?
+    /// Where output work runs (outbox writes and their fsync, port writes): on this queue, its
+    /// answers through `onOutputs`, so that a slow disk or port never holds up the next button
+    /// edge; nil: inline, its answers handled at once (virtual time).
+    public var outputQueue: DispatchQueue?
+    public var onOutputs: (@Sendable (KioskCore.Input) -> Void)?
     private var now = Duration.zero
     /// What went wrong in the current input's hardware calls (for host answers).
     private var failures: [String] = []
@@ -220,25 +226,30 @@ public final class KioskDriver {
         case .cutSpeech:
             hardware.speaker?.cutShort()
             return []
-        case .deliver(let result):
-            let millis = Self.unixMillis()
-            for output in outputs {
-                do { try output.deliver(result, unixMillis: millis) } catch {
-                    logger.error("output \(output.name): \(error)")
+        case .deliver(let result, let event):
+            let (outputs, logger, onEvent) = (self.outputs, self.logger, self.onEvent)
+            return onOutputQueue {
+                let millis = Self.unixMillis()
+                for output in outputs {
+                    do { try output.deliver(result, unixMillis: millis) } catch {
+                        logger.error("output \(output.name): \(error)")
+                    }
                 }
+                if let event { onEvent?(event) }
             }
-            return [.later(.outputsPending(outputs.contains { $0.pendingCount > 0 }))]
         case .retryOutputs:
-            for output in outputs where output.pendingCount > 0 {
-                let before = output.pendingCount
-                do {
-                    try output.retry()
-                    if output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
-                } catch {
-                    logger.debug("output \(output.name): retry failed: \(error)")
+            let (outputs, logger) = (self.outputs, self.logger)
+            return onOutputQueue {
+                for output in outputs where output.pendingCount > 0 {
+                    let before = output.pendingCount
+                    do {
+                        try output.retry()
+                        if output.pendingCount == 0 { logger.notice("output \(output.name): \(before) kept result(s) delivered") }
+                    } catch {
+                        logger.debug("output \(output.name): retry failed: \(error)")
+                    }
                 }
             }
-            return [.later(.outputsPending(outputs.contains { $0.pendingCount > 0 }))]
         case .log(let level, let message):
             logger.log(level: Self.level(level), "\(message)")
             return []
@@ -248,6 +259,20 @@ public final class KioskDriver {
         case .followUp:
             return [] // queued by `run`
         }
+    }
+
+    /// Runs output `work` where outputs are written, answering whether results are still kept.
+    private func onOutputQueue(_ work: @escaping @Sendable () -> Void) -> [Answer] {
+        let outputs = self.outputs
+        guard let queue = outputQueue, let report = onOutputs else {
+            work()
+            return [.later(.outputsPending(outputs.contains { $0.pendingCount > 0 }))]
+        }
+        queue.async {
+            work()
+            report(.outputsPending(outputs.contains { $0.pendingCount > 0 }))
+        }
+        return []
     }
 
     // MARK: - Names

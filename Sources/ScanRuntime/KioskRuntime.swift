@@ -1,3 +1,4 @@
+import Dispatch
 import Decoding
 import Logging
 import ServiceLifecycle
@@ -113,8 +114,11 @@ public actor KioskRuntime: Service {
     private let host = Locked<(port: any SerialPort, answer: @Sendable (String) async -> String)?>(nil)
     private var stopRequested = false
     private let stopSignal = Wakeup()
-    /// The speaker's reports (from its thread), fed to the kiosk by a child.
-    private let speech: AsyncStream<KioskCore.Input>
+    /// The speaker's and the output thread's reports, fed to the kiosk by a child.
+    private let reports: AsyncStream<KioskCore.Input>
+    /// Results and host answers are written here, in order, off the actor: a slow disk or port
+    /// never holds up the next button edge, and answers never interleave with results.
+    private let outputQueue = DispatchQueue(label: "scand.outputs", qos: .userInitiated)
     /// Copies of frames for snapshots and the setup page's preview.
     public nonisolated let tap = FrameTap()
     /// The camera, for what it delivers and its controls.
@@ -130,9 +134,11 @@ public actor KioskRuntime: Service {
         self.logger = logger
         camera = hardware.camera
         elapsed = Self.elapsedTime(on: clock)
-        let (speech, reports) = AsyncStream.makeStream(of: KioskCore.Input.self)
-        self.speech = speech
-        driver.onSpeech = { reports.yield($0) }
+        let (reports, report) = AsyncStream.makeStream(of: KioskCore.Input.self)
+        self.reports = reports
+        driver.onSpeech = { report.yield($0) }
+        driver.outputQueue = outputQueue
+        driver.onOutputs = { report.yield($0) }
     }
 
     /// Serves the host's line protocol (`HostCommand`) on `port` while `run()` runs: each line
@@ -160,13 +166,11 @@ public actor KioskRuntime: Service {
                 group.addTask { await self.captureFrames(hardware.camera) }
                 group.addTask { await self.deepLooks() }
                 group.addTask { await self.runTimers() }
-                if hardware.speaker != nil {
-                    let reports = speech
-                    group.addTask {
-                        for await report in reports {
-                            if Task.isCancelled { break }
-                            await self.input(report)
-                        }
+                let reports = self.reports
+                group.addTask {
+                    for await report in reports {
+                        if Task.isCancelled { break }
+                        await self.input(report)
                     }
                 }
                 if let host = host.withLock({ $0 }) {
@@ -180,6 +184,10 @@ public actor KioskRuntime: Service {
         }
         capture.serve(.none)
         step { driver.stop(now: elapsed()) } // after a cancellation without stop()
+        // What the outputs still have to write (a result read just before the stop) is written
+        // before `run()` returns.
+        let queue = outputQueue
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in queue.async { done.resume() } }
     }
 
     /// Graceful stop (SIGTERM): capture off, torch off, LED and buzzer off, `run()` returns.
@@ -343,10 +351,13 @@ public actor KioskRuntime: Service {
         step { driver.answer(command, now: elapsed()) } ?? "ERR \(command) is not answered here"
     }
 
-    /// Answers are written here, in the actor, like results: they never interleave.
+    /// Answers are written on the output queue, like results: they never interleave.
     private func reply(_ answer: String, on port: any SerialPort) {
-        do { try port.write(Array((answer + "\r\n").utf8)) } catch {
-            logger.warning("answer to the host not written: \(error)")
+        let logger = self.logger
+        outputQueue.async {
+            do { try port.write(Array((answer + "\r\n").utf8)) } catch {
+                logger.warning("answer to the host not written: \(error)")
+            }
         }
     }
 

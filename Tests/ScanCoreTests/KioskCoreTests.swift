@@ -113,7 +113,7 @@ import Testing
         guard case .followUp(let next) = decoded.last else { Issue.record("\(decoded)"); return }
         let read = core.handle(next, now: .milliseconds(40))
         #expect(read.contains(KioskCore.Action.stopStream) && read.contains(KioskCore.Action.setTorch(false)))
-        #expect(read.contains { if case .deliver(let r) = $0 { return r.symbol.text == "hello" && r.sequence == 1 }; return false })
+        #expect(read.contains { if case .deliver(let r, _) = $0 { return r.symbol.text == "hello" && r.sequence == 1 }; return false })
         #expect(core.work == .none && core.framesDecoded == 1)
         // A frame of a session that is over is not counted.
         #expect(core.handle(.decoded(session: 1, symbols: [], seconds: 0.01), now: .milliseconds(80)) == [])
