@@ -7,6 +7,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "scand", targets: ["scand"]),
+        // Simulated hardware (the demo's board, the tests' drivers) and the kiosk in virtual time.
+        .library(name: "SimulatedHardware", targets: ["SimulatedHardware"]),
+        .library(name: "KioskTestKit", targets: ["KioskTestKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -47,10 +50,14 @@ let package = Package(
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),
         .target(name: "Decoding", dependencies: ["ScanCore", "ScanHardware", "CZBar", "CZXing"]),
-        .target(name: "ScanConfig", dependencies: ["ScanCore", "ScanHardware"]),
+        // Where results go: formats, the HID keyboard's tables, the outbox, the outputs, the
+        // acknowledgement window.
+        .target(name: "Delivery", dependencies: ["ScanCore", "ScanHardware", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "ScanConfig", dependencies: ["ScanCore", "ScanHardware", "Delivery"]),
         // What the camera sees, for a person: snapshots with overlays, measures, guidance.
         .target(name: "Viewfinder", dependencies: ["ScanCore", "ScanHardware", "Decoding", "ImageLoading"]),
-        .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading", "ScanRuntime"]),
+        .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading"]),
+        .target(name: "KioskTestKit", dependencies: ["ScanCore", "ScanHardware", "SimulatedHardware", "ScanRuntime"]),
         .target(
             name: "LinuxHardware",
             dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs", "CEspeak", "CALSA"]
@@ -58,7 +65,7 @@ let package = Package(
         .target(
             name: "ScanRuntime",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ScanConfig", "Viewfinder",
+                "ScanCore", "ScanHardware", "Decoding", "ScanConfig", "Viewfinder", "Delivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
@@ -66,7 +73,7 @@ let package = Package(
         .target(
             name: "SetupPage",
             dependencies: [
-                "ScanCore", "ScanHardware", "Viewfinder", "ImageLoading",
+                "ScanCore", "ScanHardware", "ScanConfig", "Viewfinder", "ImageLoading",
                 .product(name: "FlyingFox", package: "FlyingFox"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -76,7 +83,7 @@ let package = Package(
         ),
         .target(
             name: "MQTTLink",
-            dependencies: ["ScanCore", "ScanHardware", "ScanRuntime", "CMosquitto", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ScanCore", "ScanHardware", "Delivery", "CMosquitto", .product(name: "Logging", package: "swift-log")]
         ),
         // The one composition root: config -> board (drivers) -> kiosk runtime -> services, as
         // `scand run` runs it and as the tests build it.
@@ -84,7 +91,7 @@ let package = Package(
             name: "ScanApp",
             dependencies: [
                 "ScanCore", "ScanHardware", "Decoding", "ScanConfig", "SimulatedHardware", "LinuxHardware",
-                "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
+                "Delivery", "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -93,7 +100,7 @@ let package = Package(
         .executableTarget(
             name: "scand",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig", "ScanApp",
+                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig", "ScanApp", "Delivery", "KioskTestKit",
                 "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -101,16 +108,16 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
+        .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanHardware", "Delivery"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
-        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanConfig", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(
             name: "ScanRuntimeTests",
-            dependencies: ["ScanRuntime", "SimulatedHardware", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
-                           "Decoding", "ImageLoading",
+            dependencies: ["ScanRuntime", "SimulatedHardware", "KioskTestKit", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
+                           "Decoding", "ImageLoading", "Delivery",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),

@@ -23,16 +23,21 @@ B=.build-fuzz
 mkdir -p "$B/mod" "$B/cmod" "$B/artifacts"
 san=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$B/mod" -I "$B/cmod")
 stamp="$B/stamp"
-sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift \
+# Delivery's pure parts (formats, the HID tables, the outbox reader) as a module of their own:
+# the rest of Delivery needs swift-log, which these targets do without.
+delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
+sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift \
   Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \
   Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
 if [ ! -x "$B/scand-fuzz" ] || [ -n "$(find $sources -newer "$stamp" 2>/dev/null | head -1)" ]; then
   echo "fuzz: building the targets"
   module() {
-    local name=$1
+    local name=$1; shift
+    local files=("$@")
+    [ ${#files[@]} -gt 0 ] || files=(Sources/"$name"/*.swift)
     swiftc "${san[@]}" -module-name "$name" -emit-module -emit-module-path "$B/mod/$name.swiftmodule" \
-      -emit-library -static -o "$B/lib$name.a" Sources/"$name"/*.swift 2> >(grep -v "Cannot export local symbol" >&2)
+      -emit-library -static -o "$B/lib$name.a" "${files[@]}" 2> >(grep -v "Cannot export local symbol" >&2)
   }
   cat > "$B/cmod/module.modulemap" <<MAP
 module CImageCodecs {
@@ -41,14 +46,15 @@ module CImageCodecs {
 }
 MAP
   clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CImageCodecs/include -c Sources/CImageCodecs/codecs.c -o "$B/codecs.o"
-  module ScanCore
   module ScanHardware
+  module ScanCore
+  module Delivery $delivery
   module ScanConfig
   module ImageLoading
-  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift \
+  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift \
     Sources/Decoding/IntegralImage.swift Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift \
     Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift -L "$B" \
-    -lImageLoading -lScanConfig -lScanHardware -lScanCore "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
+    -lImageLoading -lScanConfig -lDelivery -lScanCore -lScanHardware "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
   touch "$stamp"
 fi

@@ -1,7 +1,7 @@
 import Logging
 import ScanCore
 import ScanHardware
-import ScanRuntime
+import Delivery
 #if canImport(Glibc)
 import Glibc
 #endif

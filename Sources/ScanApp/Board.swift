@@ -1,6 +1,7 @@
 import Decoding
 import Logging
 import ScanConfig
+import Delivery
 import ScanCore
 import ScanHardware
 import ScanRuntime

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import ScanConfig
+import Delivery
 import ScanCore
 import ScanHardware
 import ScanRuntime

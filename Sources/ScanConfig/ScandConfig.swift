@@ -1,3 +1,4 @@
+import Delivery
 import ScanCore
 
 /// scand's whole configuration, typed and validated. Every field has a default; a config file

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import Delivery
 import ScanCore
 import ScanHardware
 #if canImport(Glibc)

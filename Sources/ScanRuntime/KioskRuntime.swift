@@ -3,6 +3,7 @@ import Decoding
 import Logging
 import ServiceLifecycle
 import Synchronization
+import Delivery
 import ScanCore
 import ScanHardware
 import Viewfinder

@@ -3,6 +3,7 @@ import FlyingSocks
 import Foundation
 import ImageLoading
 import Logging
+import ScanConfig
 import ScanCore
 import ScanHardware
 import Viewfinder

@@ -4,6 +4,7 @@ import ImageLoading
 import LinuxHardware
 import Logging
 import ScanConfig
+import Delivery
 import ScanCore
 import ScanHardware
 import ScanRuntime

@@ -5,6 +5,8 @@ import Logging
 import ScanApp
 import ScanConfig
 import ScanHardware
+import Delivery
+import KioskTestKit
 import ScanCore
 import ScanRuntime
 import SimulatedHardware

@@ -3,6 +3,7 @@ import ImageLoading
 import ScanApp
 import ScanConfig
 import ScanCore
+import SetupPage
 import ScanHardware
 import ScanRuntime
 import Viewfinder

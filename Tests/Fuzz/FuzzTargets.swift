@@ -3,6 +3,7 @@
 // is chosen by the SCAND_FUZZ_TARGET environment variable. A target traps (and libFuzzer
 // reports a crash) when an invariant breaks: a parser that accepts what it must not, or a
 // formatter that lets a raw control byte through.
+import Delivery
 import ImageLoading
 import ScanConfig
 import ScanCore

@@ -1,3 +1,4 @@
+import Delivery
 import ScanCore
 import ScanHardware
 import Testing

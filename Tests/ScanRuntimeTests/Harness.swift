@@ -5,7 +5,9 @@ import InMemoryLogging
 import Logging
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

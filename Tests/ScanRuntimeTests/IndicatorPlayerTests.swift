@@ -1,5 +1,6 @@
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
 import Testing
 

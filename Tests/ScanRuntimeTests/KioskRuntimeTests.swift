@@ -2,7 +2,9 @@ import Foundation
 import LinuxHardware
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

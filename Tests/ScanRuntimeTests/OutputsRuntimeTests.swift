@@ -1,7 +1,9 @@
 import Foundation
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

@@ -2,6 +2,7 @@ import InMemoryLogging
 import Logging
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
 import Testing
 

@@ -3,7 +3,9 @@ import ImageLoading
 import Logging
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

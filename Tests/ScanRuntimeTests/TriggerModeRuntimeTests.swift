@@ -1,6 +1,8 @@
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

@@ -2,7 +2,9 @@ import Decoding
 import ImageLoading
 import ScanCore
 import ScanHardware
+import Delivery
 import ScanRuntime
+import KioskTestKit
 import SimulatedHardware
 import Testing
 

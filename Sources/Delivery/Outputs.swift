@@ -31,7 +31,7 @@ public struct OutputCounts: Equatable, Sendable {
     public var notStored = 0
     public var parked = 0
     public init(notStored: Int = 0, parked: Int = 0) { self.notStored = notStored; self.parked = parked }
-    static func + (a: Self, b: Self) -> Self { OutputCounts(notStored: a.notStored + b.notStored, parked: a.parked + b.parked) }
+    public static func + (a: Self, b: Self) -> Self { OutputCounts(notStored: a.notStored + b.notStored, parked: a.parked + b.parked) }
 }
 
 extension ResultOutput {

@@ -1,6 +1,7 @@
 import ScanCore
 import ScanHardware
 import ScanRuntime
+import SimulatedHardware
 import Synchronization
 
 /// A kiosk on simulated hardware in virtual time: the runtime's own driver (`KioskDriver`: the

@@ -1,3 +1,5 @@
+import ScanCore
+
 /// How a result is written on an output.
 public enum OutputFormat: Sendable, Equatable {
     /// `prefix + [AIM identifier] + text + suffix`, the text escaped (control characters as `\xNN`).
@@ -38,52 +40,5 @@ public enum OutputFormat: Sendable, Equatable {
         let h = msOfDay / 3_600_000, mi = msOfDay / 60000 % 60, sec = msOfDay / 1000 % 60, milli = msOfDay % 1000
         let mss = milli < 10 ? "00\(milli)" : milli < 100 ? "0\(milli)" : "\(milli)"
         return "\(y)-\(two(m))-\(two(d))T\(two(h)):\(two(mi)):\(two(sec)).\(mss)Z"
-    }
-}
-
-/// Holds back a code that is still in view (boxed scanners' "same symbol timeout"): a code is
-/// reported again only after it has been out of view (a looked-at frame without it) for at
-/// least `window` since its last sighting, so a code left on the scanner is reported once
-/// whatever the window, 0 included. Time is an input.
-public struct SameSymbolFilter: Sendable {
-    public var window: Duration
-    private struct Code: Hashable { let symbology: Symbology; let bytes: [UInt8] }
-    private struct Sighting { var at: Duration; var outOfView: Bool }
-    private var recent: [Code: Sighting] = [:]
-    /// Codes remembered at most (several codes in view at once, `scan.multiple`).
-    static let capacity = 32
-
-    public init(window: Duration) { self.window = window }
-
-    /// Forgets every code: the next ones are reported whatever they are (a press).
-    public mutating func forget() { recent = [:] }
-
-    /// A frame was looked at and showed `codes` at `now`: those are sighted again, the others
-    /// are out of view from their last sighting. Codes out of view longer than the window are
-    /// forgotten.
-    public mutating func frame(showing codes: [Symbol], at now: Duration) {
-        let shown = Set(codes.map { Code(symbology: $0.symbology, bytes: $0.bytes) })
-        for (code, sighting) in recent {
-            if shown.contains(code) {
-                recent[code] = Sighting(at: now, outOfView: false)
-            } else if sighting.outOfView && now - sighting.at >= window {
-                recent[code] = nil
-            } else {
-                recent[code]?.outOfView = true
-            }
-        }
-    }
-
-    /// Whether `symbol`, read at `now` (any monotonic time), is reported; either way it is
-    /// sighted now.
-    public mutating func admit(_ symbol: Symbol, at now: Duration) -> Bool {
-        let code = Code(symbology: symbol.symbology, bytes: symbol.bytes)
-        let previous = recent[code]
-        recent[code] = Sighting(at: now, outOfView: false)
-        if recent.count > Self.capacity, let oldest = recent.min(by: { $0.value.at < $1.value.at })?.key, oldest != code {
-            recent[oldest] = nil
-        }
-        guard let previous else { return true }
-        return previous.outOfView && now - previous.at >= window
     }
 }

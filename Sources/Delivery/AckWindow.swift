@@ -1,3 +1,5 @@
+import ScanCore
+
 /// Results sent and not yet acknowledged, one window for every output that waits for an
 /// acknowledgement (the serial host's `ACK n`, the MQTT broker's PUBACK). Pure: the output
 /// says what it sent and what came back; `tick()`, once a second, says what is due again.

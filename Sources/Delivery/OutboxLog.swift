@@ -1,3 +1,5 @@
+import ScanCore
+
 /// The outbox file's line format, read back with every field range-checked: a damaged or
 /// hostile file gives a list of skipped lines, never a trap.
 ///

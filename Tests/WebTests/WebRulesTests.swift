@@ -1,4 +1,6 @@
 import ScanCore
+import ScanConfig
+import SetupPage
 import Testing
 
 @Suite struct WebRulesTests {

@@ -1,3 +1,5 @@
+import ScanCore
+
 /// Text as USB HID boot-keyboard reports for a keyboard-wedge output (`/dev/hidg0`), in the
 /// host's keyboard layout: what a character needs is the key at its place on *that* layout.
 public enum KeyboardLayout: String, Sendable, CaseIterable {

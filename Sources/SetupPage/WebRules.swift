@@ -1,3 +1,5 @@
+import ScanCore
+
 /// The setup page's rules for requests, apart from any server: who may ask, what a body may
 /// hold, which host commands the web may send. Everything here takes hostile input and answers
 /// with a reason, never a crash.
