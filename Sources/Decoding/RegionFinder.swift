@@ -6,122 +6,20 @@ import ScanHardware
 public enum RegionFinder {
     /// Candidate regions, largest first, in frame pixels.
     public static func candidates(in f: GrayFrame, limit: Int = 6) -> [PixelRect] {
-        let cell = max(8, min(f.width, f.height) / 60)
-        let cols = f.width / cell, rows = f.height / cell
-        guard cols >= 4, rows >= 4 else { return [] }
-        var energy = [Int](repeating: 0, count: cols * rows)
-        f.withUnsafeBytes { p in
-            for r in 0..<rows {
-                for c in 0..<cols {
-                    var sum = 0
-                    let y0 = r * cell, x0 = c * cell
-                    var y = y0
-                    while y < y0 + cell - 1 {
-                        let row = y * f.stride
-                        var x = x0
-                        while x < x0 + cell - 1 {
-                            let v = Int(p[row + x])
-                            let dx = abs(v - Int(p[row + x + 1])), dy = abs(v - Int(p[row + f.stride + x]))
-                            // Only strong transitions count: noise and soft shading do not.
-                            if dx > 24 { sum += dx }
-                            if dy > 24 { sum += dy }
-                            x += 2
-                        }
-                        y += 2
-                    }
-                    energy[r * cols + c] = sum
-                }
-            }
-        }
-        let sorted = energy.sorted()
-        let high = sorted[sorted.count * 97 / 100]
+        // Only strong transitions count: noise and soft shading do not.
+        guard let cells = EdgeCells(f, minimumCells: 4, stepsAbove: 24) else { return [] }
+        let high = cells.rank(97)
         guard high > 0 else { return [] }
-        let threshold = max(high / 4, sorted[sorted.count / 2] * 3 + 1)
-        // Closed over one-cell gaps (quiet modules inside a code).
-        let marked = CellGrid.closingGaps(energy.map { $0 >= threshold }, columns: cols, rows: rows)
-        var regions: [(rect: PixelRect, cells: Int)] = []
-        for part in CellGrid.components(marked, columns: cols, rows: rows) {
-            let w = part.maxColumn - part.minColumn + 1, h = part.maxRow - part.minRow + 1
+        let threshold = max(high / 4, cells.rank(50) * 3 + 1)
+        return cells.regions(atLeast: threshold, limit: limit) { part in
+            let w = part.width, h = part.height
             // A code fills a good part of its box, upright or along its own axes (a code turned
             // by 30-60° fills a fifth of its upright box), and is not a thin line.
             let axes = part.axes
             guard part.cells >= 4, min(w, h) >= 2,
-                  part.cells * 10 >= w * h * 3 || (axes.short >= 2 && Double(part.cells) * 10 >= axes.long * axes.short * 3) else { continue }
-            let margin = max(1, max(w, h) / 5)
-            let rect = PixelRect(x: (part.minColumn - margin) * cell, y: (part.minRow - margin) * cell,
-                                 width: (w + 2 * margin) * cell, height: (h + 2 * margin) * cell)
-                .clamped(width: f.width, height: f.height)
-            regions.append((rect, part.cells))
+                  part.cells * 10 >= w * h * 3 || (axes.short >= 2 && Double(part.cells) * 10 >= axes.long * axes.short * 3) else { return nil }
+            return cells.pixels(of: part, margin: max(1, max(w, h) / 5))
         }
-        return regions.sorted { $0.cells > $1.cells }.prefix(limit).map(\.rect)
-    }
-}
-
-/// A grid of marked cells (a frame cut into cells, each marked or not): its gaps closed and its
-/// connected parts, for the finders of code-like regions.
-public enum CellGrid {
-    /// `marked` with each unmarked cell between two marked ones (across or down) marked too.
-    public static func closingGaps(_ marked: [Bool], columns cols: Int, rows: Int) -> [Bool] {
-        var closed = marked
-        for r in 0..<rows {
-            for c in 0..<cols where !marked[r * cols + c] {
-                let h = c > 0 && c < cols - 1 && marked[r * cols + c - 1] && marked[r * cols + c + 1]
-                let v = r > 0 && r < rows - 1 && marked[(r - 1) * cols + c] && marked[(r + 1) * cols + c]
-                if h || v { closed[r * cols + c] = true }
-            }
-        }
-        return closed
-    }
-
-    /// One connected part of the marked cells (neighbours in eight directions).
-    public struct Component: Sendable {
-        public var minColumn: Int, maxColumn: Int, minRow: Int, maxRow: Int
-        /// Marked cells in it.
-        public var cells: Int
-        /// Sums of the cells' columns and rows, their squares and products: the part's moments.
-        var sums = (c: 0.0, r: 0.0, cc: 0.0, rr: 0.0, cr: 0.0)
-
-        /// The part's extent in cells along its long and short axes (the principal axes of its
-        /// cells): a filled rectangle of n x m cells at any angle gives (n, m). A code turned
-        /// by 30-60° fills little of its upright box, but most of this one.
-        public var axes: (long: Double, short: Double) {
-            guard cells > 0 else { return (0, 0) }
-            let n = Double(cells)
-            let mc = sums.c / n, mr = sums.r / n
-            let vc = sums.cc / n - mc * mc, vr = sums.rr / n - mr * mr, vcr = sums.cr / n - mc * mr
-            let mid = (vc + vr) / 2, half = (((vc - vr) / 2) * ((vc - vr) / 2) + vcr * vcr).squareRoot()
-            // A uniform run of n cells has a variance of (n² - 1) / 12.
-            return ((12 * (mid + half) + 1).squareRoot(), (12 * max(0, mid - half) + 1).squareRoot())
-        }
-    }
-
-    /// The connected parts of the marked cells, in the order their first cell comes.
-    public static func components(_ marked: [Bool], columns cols: Int, rows: Int) -> [Component] {
-        var seen = [Bool](repeating: false, count: cols * rows)
-        var parts: [Component] = []
-        for start in 0..<(cols * rows) where marked[start] && !seen[start] {
-            var stack = [start]
-            seen[start] = true
-            var part = Component(minColumn: cols, maxColumn: 0, minRow: rows, maxRow: 0, cells: 0)
-            while let i = stack.popLast() {
-                let r = i / cols, c = i % cols
-                part.cells += 1
-                let dc = Double(c), dr = Double(r)
-                part.sums.c += dc; part.sums.r += dr; part.sums.cc += dc * dc; part.sums.rr += dr * dr; part.sums.cr += dc * dr
-                part.minColumn = min(part.minColumn, c); part.maxColumn = max(part.maxColumn, c)
-                part.minRow = min(part.minRow, r); part.maxRow = max(part.maxRow, r)
-                for dr in -1...1 {
-                    for dc in -1...1 {
-                        let nr = r + dr, nc = c + dc
-                        guard nr >= 0, nr < rows, nc >= 0, nc < cols else { continue }
-                        let j = nr * cols + nc
-                        if marked[j] && !seen[j] { seen[j] = true; stack.append(j) }
-                    }
-                }
-            }
-            parts.append(part)
-        }
-        return parts
     }
 }
 

@@ -33,7 +33,7 @@ public enum Guidance {
             PixelRect(x: $0.x + area.x, y: $0.y + area.y, width: $0.width, height: $0.height)
         }
         guard let region = regions.first else { return (advice, []) }
-        let cell = max(8, min(crop.width, crop.height) / 60)
+        let cell = EdgeCells.cellSize(width: crop.width, height: crop.height)
         if region.x - area.x <= cell || region.y - area.y <= cell
             || region.x + region.width >= area.x + area.width - cell || region.y + region.height >= area.y + area.height - cell {
             advice.append(Advice(.partlyOutside, "code partly outside the viewport: move it to the middle", region: region))
