@@ -27,7 +27,7 @@ stamp="$B/stamp"
 # the rest of Delivery needs swift-log, which these targets do without.
 delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
 sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift \
-  Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/IntegralImage.swift \
+  Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \
   Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
 if [ ! -x "$B/scand-fuzz" ] || [ -n "$(find $sources -newer "$stamp" 2>/dev/null | head -1)" ]; then
@@ -51,7 +51,7 @@ MAP
   module Delivery $delivery
   module ScanConfig
   module ImageLoading
-  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift \
+  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift \
     Sources/Decoding/IntegralImage.swift Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift \
     Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift -L "$B" \
     -lImageLoading -lScanConfig -lDelivery -lScanCore -lScanHardware "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
