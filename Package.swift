@@ -104,7 +104,7 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
-        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanCore", "ScanHardware", "SimulatedHardware"]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(
