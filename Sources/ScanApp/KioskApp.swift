@@ -73,7 +73,10 @@ public final class KioskApp: Sendable {
         var events: EventSocket?
         if let path = config.eventSocket {
             locks.append(try StateLock(path: path + ".lock"))
-            do { events = try EventSocket(path: path); logger.notice("events on \(path)") } catch {
+            do {
+                events = try EventSocket(path: path, onPause: { logger.warning("events: out of descriptors; accepting paused for 1 s") })
+                logger.notice("events on \(path)")
+            } catch {
                 logger.error("no event stream: \(error)")
             }
         }

@@ -18,12 +18,15 @@ public final class EventSocket: @unchecked Sendable {
     private let queue = DispatchQueue(label: "scand.events")
     private struct State { var clients: [Int32] = []; var refused = 0; var paused = false }
     private let state = Locked(State())
+    /// Told each time accepting pauses for lack of descriptors (for the log).
+    private let onPause: @Sendable () -> Void
 
     /// Listens at `path`. A stale socket there is replaced; any other kind of file is left alone
     /// and reported. Hold a `StateLock` beside it first, so that a live daemon's socket is
     /// never taken over.
-    public init(path: String, maxClients: Int = 64) throws(HardwareError) {
+    public init(path: String, maxClients: Int = 64, onPause: @escaping @Sendable () -> Void = {}) throws(HardwareError) {
         self.path = path
+        self.onPause = onPause
         self.maxClients = max(1, maxClients)
         var st = stat()
         if lstat(path, &st) == 0 {
@@ -99,6 +102,7 @@ public final class EventSocket: @unchecked Sendable {
     private func pauseAccepting() {
         guard state.withLock({ s -> Bool in defer { s.paused = true }; return !s.paused }) else { return }
         source.suspend()
+        onPause()
         queue.asyncAfter(deadline: .now() + 1) { [self] in
             state.withLock { $0.paused = false }
             source.resume()

@@ -9,6 +9,7 @@ public final class Preview: Sendable {
     public let fps: Int
     private let frames: @Sendable () async -> GrayFrame?
     private let view: @Sendable (Bool) async -> Void
+    private let clock: any Clock<Duration>
     private let encoder = DispatchQueue(label: "scand.preview", qos: .utility)
     private struct State {
         var watchers: [Int: AsyncStream<[UInt8]>.Continuation] = [:]
@@ -19,9 +20,11 @@ public final class Preview: Sendable {
     private let state = Locked(State())
 
     /// `frames` waits for the camera's next frame; `view` tells the kiosk that a viewer starts
-    /// or stops wanting frames.
-    public init(fps: Int = 5, frames: @escaping @Sendable () async -> GrayFrame?, view: @escaping @Sendable (Bool) async -> Void) {
+    /// or stops wanting frames; `clock` paces the frames (a test's manual clock).
+    public init(fps: Int = 5, clock: any Clock<Duration> = ContinuousClock(),
+                frames: @escaping @Sendable () async -> GrayFrame?, view: @escaping @Sendable (Bool) async -> Void) {
         self.fps = max(1, min(fps, 5))
+        self.clock = clock
         self.frames = frames
         self.view = view
     }
@@ -54,26 +57,30 @@ public final class Preview: Sendable {
     }
 
     private func startEncoding() {
-        let period = Duration.milliseconds(1000 / fps)
-        let task = Task { [frames, view, encoder] in
+        let task = Task { [view, clock] in
             await view(true)
-            let clock = ContinuousClock()
-            while !Task.isCancelled {
-                let started = clock.now
-                guard let frame = await frames() else {
-                    try? await Task.sleep(for: period)
-                    continue
-                }
-                let jpeg: [UInt8]? = await withCheckedContinuation { c in
-                    encoder.async { c.resume(returning: try? ImageEncoding.jpeg(frame, quality: 70)) }
-                }
-                if let jpeg { self.send(jpeg) }
-                try? await Task.sleep(until: started.advanced(by: period), clock: clock)
-            }
+            await self.encode(on: clock)
             await view(false)
         }
         state.withLock { s in
             if s.task == nil && !s.watchers.isEmpty { s.task = task } else { task.cancel() }
+        }
+    }
+
+    /// Encodes at most `fps` frames a second of `clock` until cancelled.
+    private func encode<C: Clock<Duration>>(on clock: C) async {
+        let period = Duration.milliseconds(1000 / fps)
+        while !Task.isCancelled {
+            let started = clock.now
+            guard let frame = await frames() else {
+                try? await clock.sleep(for: period)
+                continue
+            }
+            let jpeg: [UInt8]? = await withCheckedContinuation { c in
+                encoder.async { c.resume(returning: try? ImageEncoding.jpeg(frame, quality: 70)) }
+            }
+            if let jpeg { send(jpeg) }
+            try? await clock.sleep(until: started.advanced(by: period), tolerance: nil)
         }
     }
 

@@ -41,10 +41,7 @@ final class Broker {
         try ChildProcess.launch(p)
         process = p
         // Ready when it accepts a connection (bounded: a broker that never comes up fails here).
-        for _ in 0..<500 {
-            if Self.accepts(port) { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        if await Poll.until(5, { Self.accepts(port) }) { return }
         throw BrokerError("mosquitto did not listen on \(port); see \(dir.path)/broker.log")
     }
 
@@ -85,7 +82,7 @@ final class Broker {
     /// `mosquitto_sub` with a persistent session (QoS 1, clean session off): what is published
     /// while it is away is kept for it by the broker. Lines are `topic payload`.
     func subscribe(_ topic: String, id: String, extra: [String] = []) async throws -> Subscriber {
-        try await Subscriber(port: port, topic: topic, id: id, file: dir.appendingPathComponent("sub-\(id).txt"), extra: extra)
+        try await Subscriber(broker: self, topic: topic, id: id, file: dir.appendingPathComponent("sub-\(id).txt"), extra: extra)
     }
 
     /// One message on `topic` with `mosquitto_pub`.
@@ -97,11 +94,26 @@ final class Broker {
         await ChildProcess.reap(p)
     }
 
+    /// The broker's log lines (`log_type all`: every packet in and out, in the order handled),
+    /// all runs of this broker folder.
+    var logLines: [Substring] {
+        ((try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? "").split(separator: "\n")
+    }
+
     /// How many PUBLISH packets on `topic` the broker has received from `client` (its log, all
     /// runs of this broker folder).
     func received(from client: String, topic: String) -> Int {
-        let log = (try? String(contentsOf: dir.appendingPathComponent("broker.log"), encoding: .utf8)) ?? ""
-        return log.split(separator: "\n").count { $0.contains("Received PUBLISH from \(client) (") && $0.contains("'\(topic)'") }
+        logLines.count { $0.contains("Received PUBLISH from \(client) (") && $0.contains("'\(topic)'") }
+    }
+
+    /// How many PUBLISH packets on `topic` the broker has sent to `client`.
+    func sent(to client: String, topic: String) -> Int {
+        logLines.count { $0.contains("Sending PUBLISH to \(client) (") && $0.contains("'\(topic)'") }
+    }
+
+    /// How many times the broker has acknowledged `what` (`SUBACK`, `PUBACK`) to `client`.
+    func acknowledged(_ what: String, to client: String) -> Int {
+        logLines.count { $0.hasSuffix("Sending \(what) to \(client)") || $0.contains("Sending \(what) to \(client) (") }
     }
 
     /// The retained message on `topic` (waits up to 2 s).
@@ -124,15 +136,20 @@ final class Subscriber {
     private let process = Process()
     let file: URL
 
-    init(port: Int, topic: String, id: String, file: URL, extra: [String]) async throws {
+    init(broker: Broker, topic: String, id: String, file: URL, extra: [String]) async throws {
         self.file = file
+        let port = broker.port
+        let subscribed = broker.acknowledged("SUBACK", to: id)
         FileManager.default.createFile(atPath: file.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
         process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-v", "-q", "1", "-c", "-i", id] + extra
         process.standardOutput = try FileHandle(forWritingTo: file)
         process.standardError = FileHandle.nullDevice
         try ChildProcess.launch(process)
-        try await Task.sleep(for: .milliseconds(200)) // subscribed
+        // Subscribed once the broker has acknowledged the subscription (its log says so).
+        guard await Poll.until(10, { broker.acknowledged("SUBACK", to: id) > subscribed }) else {
+            throw BrokerError("mosquitto_sub \(id) was not subscribed; see \(broker.dir.path)/broker.log")
+        }
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

@@ -118,8 +118,15 @@ import Testing
         let deaf = try Daemon(dir: dir, broker: broker, id: "k2b", pressEvery: nil, mqtt: "commands = false")
         let deafSub = try await broker.subscribe("scand/k2b/#", id: "s2b")
         #expect(await deafSub.wait { deafSub.lines.contains { $0.hasPrefix("scand/k2b/status ") && $0.contains("\"camera\":\"available\"") } })
-        try await broker.publish("scand/k2b/cmd", "TRIGGER")
-        try await Task.sleep(for: .seconds(1))
+        // The broker routes a PUBLISH to every subscriber before it acknowledges it to the
+        // publisher: once the PUBACK to p2b is in its log, whether k2b was sent the command is
+        // decided, and it was not.
+        try await broker.publish("scand/k2b/cmd", "TRIGGER", extra: ["-i", "p2b"])
+        #expect(await Poll.until { broker.acknowledged("PUBACK", to: "p2b") == 1 }, "\(broker.logLines.suffix(20))")
+        #expect(broker.received(from: "p2b", topic: "scand/k2b/cmd") == 1)
+        #expect(broker.sent(to: "s2b", topic: "scand/k2b/cmd") == 1, "the command went out to its subscribers")
+        #expect(broker.sent(to: "k2b", topic: "scand/k2b/cmd") == 0, "not to the daemon: it did not subscribe")
+        #expect(!broker.logLines.contains { $0.hasPrefix("k2b ") || $0.contains("SUBSCRIBE from k2b") }, "k2b subscribed to nothing")
         #expect(!deafSub.lines.contains { $0.hasPrefix("scand/k2b/cmd/reply") } && deafSub.resultSequences.isEmpty, "\(deafSub.lines)")
         await deaf.stop()
     }
@@ -135,10 +142,9 @@ import Testing
         #expect(await sub.wait { sub.resultSequences.count >= 3 }, "\(daemon.logText)")
         await broker.stop()
         let readsAtStop = daemon.goodReads
-        try await Task.sleep(for: .seconds(10))
-        let readsDuringOutage = daemon.goodReads - readsAtStop
-        #expect(readsDuringOutage >= 20, "presses went on: \(readsDuringOutage) reads while the broker was away")
-        #expect((daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 20, "kept in the outbox")
+        // The outage lasts until 20 reads were kept (about 4 s of presses; bounded at 60 s).
+        #expect(await Poll.until(60) { daemon.goodReads - readsAtStop >= 20 && (daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 20 },
+                "presses went on and were kept in the outbox: \(daemon.goodReads - readsAtStop) reads while the broker was away, \(daemon.statusJSON)")
         try await broker.start()
         // Every result kept during the outage arrives (the daemon is back within 10 s: it tries
         // again after 1, 4, 9, then every 10 s). Presses go on meanwhile, so the count is taken
@@ -152,8 +158,7 @@ import Testing
         // A daemon restart while the broker is away: the outbox file carries the results over.
         await broker.stop()
         daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: 0.2)
-        let started = Date()
-        while daemon.goodReads < 5, Date().timeIntervalSince(started) < 10 { try await Task.sleep(for: .milliseconds(50)) }
+        _ = await Poll.until(10) { daemon.goodReads >= 5 }
         await daemon.stop()
         let afterRestart = daemon.goodReads // results numbered on from before the restart
         #expect(afterRestart >= 5)
@@ -233,7 +238,9 @@ import Testing
         let wrong = try Daemon(dir: dir, broker: broker, id: "k7", pressEvery: 0.3, mqtt: "tls_ca = \"\(p)/other.crt\"",
                                url: "mqtts://127.0.0.1:\(broker.port)")
         #expect(await sub.wait { (wrong.statusJSON["connections"] as? [String: String])?.values.first?.contains("certificate verify failed") == true }, "\(wrong.statusJSON)")
-        try await Task.sleep(for: .seconds(1))
+        // The daemon refuses the broker's certificate in the TLS handshake, before MQTT's
+        // CONNECT: the broker never meets a client k7, so nothing of k7 can reach a subscriber.
+        #expect(!broker.logLines.contains { $0.contains(" as k7 (") || $0.contains("from k7 ") || $0.hasSuffix("from k7") }, "\(broker.logLines.suffix(20))")
         #expect(!sub.lines.contains { $0.hasPrefix("scand/k7/") })
         await ok.stop()
         await wrong.stop()

@@ -43,7 +43,7 @@ import Testing
         }
 
         let first = try launch(["--press-every", "0.2"])
-        for _ in 0..<1000 where pending() < 3 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await Poll.until { pending() >= 3 }
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         let outbox = try String(contentsOf: dir.appendingPathComponent("serial.outbox"), encoding: .utf8)
@@ -51,19 +51,23 @@ import Testing
         #expect(stored >= 3)
 
         let host = try PseudoTerminal()
+        try FileManager.default.removeItem(at: status) // the first daemon's
         let second = try launch(["--set", "output.serial.device=\(try Fixture.serialLink(to: host.hostPath, in: dir))"])
         defer { if second.isRunning { second.terminate() } }
         var received = ""
-        for _ in 0..<500 where received.split(separator: "\r\n").count < stored {
+        _ = await Poll.until {
             received += String(decoding: host.readFromHost(), as: UTF8.self)
-            try await Task.sleep(for: .milliseconds(10))
+            return received.split(separator: "\r\n").count >= stored
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Done when the second daemon says its outbox is empty (a result is marked sent only
+        // after it was written) and it has ended: nothing more can come, so what the host has
+        // then is all it will ever get (no press in this run).
+        #expect(await Poll.until { FileManager.default.fileExists(atPath: status.path) && pending() == 0 }, "the outbox is emptied")
+        second.terminate()
+        second.waitUntilExit()
         received += String(decoding: host.readFromHost(), as: UTF8.self)
         let lines = received.split(separator: "\r\n").map(String.init)
         #expect(lines.count == stored, "each stored result exactly once: \(lines)")
         #expect(Set(lines).isSubset(of: ["https://example.org/kiosk?id=42", "scand DataMatrix fixture"]))
-        second.terminate()
-        second.waitUntilExit()
     }
 }

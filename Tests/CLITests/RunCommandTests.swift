@@ -34,13 +34,16 @@ import Testing
             try process.run()
             defer { if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) } }
             if delayMs >= 0 {
+                // A deliberate gap, to land the signal somewhere in start-up: wherever it lands,
+                // the process must end (gracefully or by the default action), so no gap length
+                // decides the result.
                 try await Task.sleep(for: .milliseconds(delayMs))
             } else {
-                for _ in 0..<1000 where !FileManager.default.fileExists(atPath: status.path) { try await Task.sleep(for: .milliseconds(10)) }
+                _ = await Poll.until { FileManager.default.fileExists(atPath: status.path) }
             }
             kill(process.processIdentifier, SIGTERM)
             // Bounded only to end a hang (the old daemon never ended), not a speed check.
-            for _ in 0..<1000 where process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+            _ = await Poll.until { !process.isRunning }
             #expect(!process.isRunning, "SIGTERM \(delayMs) ms after start: still running after 10 s")
             if !process.isRunning {
                 // Before the service group is up the default action ends it; after, a graceful exit.
@@ -76,24 +79,25 @@ import Testing
             FileManager.default.contents(atPath: status.path).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
         }
         func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-            for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(condition(), "\(what)")
+            #expect(await Poll.until { condition() }, "\(what)")
         }
+        func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
         try await waitFor("a good read") { (statusJSON()?["goodReads"] as? Int ?? 0) >= 1 }
 
         try "hardware = \"simulated\"\n[scan]\nalphanumeric = \"later\"\n".write(to: config, atomically: true, encoding: .utf8)
         kill(process.processIdentifier, SIGHUP)
-        try await Task.sleep(for: .milliseconds(300))
+        // Once the reload has been refused (the log says so), the daemon still runs.
+        try await waitFor("the reload is refused") { log().contains("config reload rejected, keeping the running config") }
         #expect(process.isRunning)
         let readsBefore = statusJSON()?["goodReads"] as? Int ?? 0
         try await waitFor("still reading with the old config") { (statusJSON()?["goodReads"] as? Int ?? 0) > readsBefore }
 
         kill(process.processIdentifier, SIGTERM)
         #expect(await ChildProcess.exitStatus(process) == 0)
-        let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
-        #expect(log.contains("config reload rejected, keeping the running config"))
-        #expect(log.contains("scan.alphanumeric: \"later\" is not allowed"))
-        #expect(log.contains("stopped"))
+        let text = log()
+        #expect(text.contains("config reload rejected, keeping the running config"))
+        #expect(text.contains("scan.alphanumeric: \"later\" is not allowed"))
+        #expect(text.contains("stopped"))
         #expect(statusJSON()?["torch"] as? String == "off")
     }
 
@@ -118,7 +122,7 @@ import Testing
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         func wavs() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".wav") } }
-        for _ in 0..<1000 where wavs().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = await Poll.until { wavs().count >= 2 }
         kill(process.processIdentifier, SIGTERM)
         #expect(await ChildProcess.exitStatus(process) == 0)
         let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""

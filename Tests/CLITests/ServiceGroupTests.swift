@@ -42,7 +42,9 @@ import Testing
                         process.standardError = try FileHandle(forWritingTo: logFile)
                         process.standardOutput = FileHandle.nullDevice
                         try ChildProcess.launch(process)
-                        // Once it runs (its status file is there), then 0-1,000 ms into the presses.
+                        // Once it runs (its status file is there), then 0-1,000 ms into the presses:
+                        // a deliberate, random gap to land SIGTERM anywhere in a press; every stop
+                        // must be clean wherever it lands, so no gap length decides the result.
                         _ = await Poll.until(20) { FileManager.default.fileExists(atPath: status.path) }
                         try await Task.sleep(for: .milliseconds(Int.random(in: 0...1000)))
                         kill(process.processIdentifier, SIGTERM)

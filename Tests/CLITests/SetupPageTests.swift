@@ -58,13 +58,9 @@ import Glibc
         func ready() async -> Bool {
             guard await logged("scand started") else { return false }
             let socket = dir.appendingPathComponent("control.sock").path
-            for _ in 0..<500 {
-                if FileManager.default.fileExists(atPath: socket), (try? SetupPageTests.http(port: port, "GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")) != nil {
-                    return true
-                }
-                try? await Task.sleep(for: .milliseconds(20))
+            return await Poll.until {
+                FileManager.default.fileExists(atPath: socket) && (try? SetupPageTests.http(port: port, "GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")) != nil
             }
-            return false
         }
 
         /// What the host end of the serial port received so far.
@@ -110,6 +106,41 @@ import Glibc
     }
 
     /// Connects to 127.0.0.1:`port` (nil on failure).
+    /// The local port of the TCP socket `fd`.
+    static func localPort(_ fd: Int32) -> UInt16 {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The send and receive queues (bytes) of the loopback TCP socket from `local` to `remote`
+    /// port, as the kernel reports them in /proc/net/tcp; nil when there is none.
+    static func tcpQueue(local: UInt16, remote: UInt16) -> (tx: Int, rx: Int)? {
+        // Read to the end by hand: Foundation's String(contentsOfFile:) stops early on /proc.
+        var bytes: [UInt8] = []
+        let fd = open("/proc/net/tcp", O_RDONLY)
+        if fd >= 0 {
+            defer { close(fd) }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                bytes += buffer[0..<n]
+            }
+        }
+        let table = String(decoding: bytes, as: UTF8.self)
+        let hex = { (port: UInt16) in ":" + String(format: "%04X", port) }
+        for line in table.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: " ")
+            guard f.count > 4, f[1].hasSuffix(hex(local)), f[2].hasSuffix(hex(remote)) else { continue }
+            let q = f[4].split(separator: ":")
+            guard q.count == 2, let tx = Int(q[0], radix: 16), let rx = Int(q[1], radix: 16) else { return nil }
+            return (tx, rx)
+        }
+        return nil
+    }
+
     static func connectTCP(_ port: UInt16, receiveBuffer: Int32? = nil) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
@@ -207,9 +238,10 @@ import Glibc
         #expect(await daemon.logged("control socket on"), "\(daemon.logText)")
         let out = daemon.dir.appendingPathComponent("snap.png").path
         var run = try Run.scand(["snapshot", "--config", daemon.dir.appendingPathComponent("scand.toml").path, "--out", out])
-        for _ in 0..<50 where !run.stdout.contains("running daemon") {
-            try await Task.sleep(for: .milliseconds(100))
+        _ = try await Poll.until {
+            if run.stdout.contains("running daemon") { return true }
             run = try Run.scand(["snapshot", "--config", daemon.dir.appendingPathComponent("scand.toml").path, "--out", out])
+            return run.stdout.contains("running daemon")
         }
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("from the running daemon"), "\(run.stdout)")
@@ -244,14 +276,13 @@ import Glibc
         let trigger = try Self.post(port, "/api/command", Array("TRIGGER".utf8))
         #expect(trigger.status == 200 && trigger.text == "OK TRIGGER\n", "\(trigger.text)")
         var results = try Self.get(port, "/api/results")
-        for _ in 0..<200 where !results.text.contains("1BjnpEv") {
-            try await Task.sleep(for: .milliseconds(25))
+        _ = try await Poll.until {
             results = try Self.get(port, "/api/results")
+            return results.text.contains("1BjnpEv")
         }
         #expect(results.text.hasPrefix("[{\"event\":\"result\"") && results.text.contains("\"text\":\"1BjnpEv\""), "\(results.text)")
-        var serial = daemon.serialText()
-        for _ in 0..<100 where !serial.contains("1BjnpEv") { try await Task.sleep(for: .milliseconds(20)); serial += daemon.serialText() }
-        #expect(serial.contains("1BjnpEv"))
+        var serial = ""
+        #expect(await Poll.until { serial += daemon.serialText(); return serial.contains("1BjnpEv") })
 
         let snapshot = try Self.get(port, "/snapshot.png")
         #expect(snapshot.status == 200 && snapshot.head.contains("X-Scand-Snapshot: {\"width\":640"), "\(snapshot.head)")
@@ -293,8 +324,8 @@ import Glibc
         let token = "0123456789abcdef0123"
         let daemon = try Daemon(token: token)
         #expect(await daemon.logged("setup page on http://127.0.0.1:\(daemon.port)/ (token required)"), "\(daemon.logText)")
-        var answer = try? Self.get(daemon.port, "/api/status")
-        for _ in 0..<250 where answer == nil { try await Task.sleep(for: .milliseconds(20)); answer = try? Self.get(daemon.port, "/api/status") }
+        var answer: Answer?
+        _ = await Poll.until { answer = try? Self.get(daemon.port, "/api/status"); return answer != nil }
         #expect(answer?.status == 401 && answer?.text.contains("a token is required") == true, "\(String(describing: answer?.text))")
         let wrong = try Self.get(daemon.port, "/api/status", headers: "Authorization: Bearer 0123456789abcdef0124\r\n")
         #expect(wrong.status == 401 && wrong.text.contains("wrong token"))
@@ -333,7 +364,18 @@ import Glibc
             stalled.append(fd)
         }
         defer { for fd in stalled { close(fd) } }
-        try await Task.sleep(for: .seconds(2)) // the preview's frames pile up in their sockets
+        // The preview's frames pile up in their sockets: each stalled page has bytes it does not
+        // read, and behind each preview the server holds bytes it cannot send (the kernel's
+        // socket queues in /proc/net/tcp, not a guess at how long that takes).
+        let ports = stalled.map(Self.localPort)
+        let piledUp = await Poll.until(20) {
+            ports.enumerated().allSatisfy { i, client in
+                let unread = (Self.tcpQueue(local: client, remote: daemon.port)?.rx ?? 0) > 0
+                let unsent = (Self.tcpQueue(local: daemon.port, remote: client)?.tx ?? 0) > 0
+                return unread && (i % 2 == 1 || unsent) // the event streams wait for events
+            }
+        }
+        #expect(piledUp, "the stalled pages' sockets filled up: \(ports.map { (Self.tcpQueue(local: $0, remote: daemon.port), Self.tcpQueue(local: daemon.port, remote: $0)) })")
         // The kiosk still reads and answers, on every channel, at once.
         _ = daemon.serialText()
         let started = Date()
@@ -343,8 +385,8 @@ import Glibc
             let trigger = try Self.post(daemon.port, "/api/command", Array("TRIGGER".utf8))
             #expect(trigger.status == 200)
             var serial = ""
-            for _ in 0..<150 where !serial.contains("1BjnpEv") { try await Task.sleep(for: .milliseconds(20)); serial += daemon.serialText() }
-            #expect(serial.contains("1BjnpEv"), "a read reaches the host while pages stall")
+            let read = await Poll.until(3) { serial += daemon.serialText(); return serial.contains("1BjnpEv") }
+            #expect(read, "a read reaches the host while pages stall")
         }
         #expect(Date().timeIntervalSince(started) < 20)
         #expect(daemon.process.isRunning)

@@ -239,6 +239,9 @@ import Testing
             #expect(spawnThread {
                 _ = made.deblurred(sigma: 1.5) {
                     count.withLock { $0 += 1 }
+                    // A deliberate gap: the making takes a while, so the other thread most likely
+                    // asks meanwhile. Made once holds whatever the gap (asked later, it finds the
+                    // image made), so no gap length decides the result.
                     usleep(50_000)
                     return frame
                 }
