@@ -57,7 +57,8 @@ let package = Package(
         // What the camera sees, for a person: snapshots with overlays, measures, guidance.
         .target(name: "Viewfinder", dependencies: ["ScanCore", "ScanHardware", "Decoding", "ImageLoading"]),
         .target(name: "SimulatedHardware", dependencies: ["ScanCore", "ScanHardware", "ImageLoading"]),
-        .target(name: "KioskTestKit", dependencies: ["ScanCore", "ScanHardware", "SimulatedHardware", "ScanRuntime"]),
+        .target(name: "KioskTestKit", dependencies: ["ScanCore", "ScanHardware", "SimulatedHardware", "ScanRuntime", "ScanConfig", "ScanApp",
+                                                    .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "LinuxHardware",
             dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs", "CEspeak", "CALSA"]
@@ -123,7 +124,7 @@ let package = Package(
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
         .testTarget(
             name: "KioskAppTests",
-            dependencies: ["ScanApp", "ScanConfig", "ScanCore", "ScanHardware", "ScanRuntime", "SimulatedHardware", "SetupPage",
+            dependencies: ["ScanApp", "KioskTestKit", "ScanConfig", "ScanCore", "ScanHardware", "ScanRuntime", "SimulatedHardware", "SetupPage",
                            "ImageLoading", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                            .product(name: "InMemoryLogging", package: "swift-log")]

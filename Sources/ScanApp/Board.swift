@@ -39,6 +39,12 @@ public struct Board {
 
     /// Drivers, outputs and outboxes for `config` (`version`: what MQTT reports).
     public static func make(_ config: ScandConfig, version: String, logger: Logger) throws -> Board {
+        try make(config, version: version, logger: logger, clock: ContinuousClock())
+    }
+
+    /// The same, with the simulated camera's frames paced by `clock` (a manual clock in virtual time).
+    public static func make<C: Clock>(_ config: ScandConfig, version: String, logger: Logger, clock: C) throws -> Board
+        where C.Duration == Duration {
         var outputs: [any ResultOutput] = []
         var lastSequence = 0
         if let directory = config.outboxDirectory { try makeDirectory(directory) }
@@ -102,7 +108,7 @@ public struct Board {
             func line(_ role: String) -> SimulatedLine? {
                 config.lines[role].map { _ in SimulatedLine(name: role, trace: trace, onChange: show) }
             }
-            let camera = try Self.camera(config)
+            let camera = try Self.camera(config, clock: clock)
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let speaker: (any Speaker)? = try config.feedback.speech.wavDirectory == nil && config.feedback.speech.enabled
                 ? SimulatedSpeaker(trace: trace, now: Board.elapsed(), selfTimed: true, onSay: { logger.notice("speaker: \"\($0)\"") })
@@ -150,11 +156,15 @@ public struct Board {
 
     /// The config's camera, not opened: a V4L2 device or the simulated one playing images.
     public static func camera(_ config: ScandConfig) throws -> any FrameSource {
+        try camera(config, clock: ContinuousClock())
+    }
+
+    static func camera<C: Clock>(_ config: ScandConfig, clock: C) throws -> any FrameSource where C.Duration == Duration {
         switch config.hardware {
         case .simulated:
             return try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
                                        images: config.camera.images, fps: config.camera.fps,
-                                       repeatEach: config.camera.framesPerImage, clock: ContinuousClock())
+                                       repeatEach: config.camera.framesPerImage, clock: clock)
         case .linux:
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)

@@ -109,12 +109,10 @@ public final class KioskApp: Sendable {
             hub.publish(line)
         }
         let status = StatusService(statusFile: config.statusFile, metricsFile: config.metricsFile, mqtt: mqtt)
-        let f = config.feedback
-        let patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone, entryBeep: f.entryBeep)
+        let parts = Parts(config: config, board: board, logger: logger)
         let hasTorchLine = board.hardware.torch != nil
-        let runtime = KioskRuntime(hardware: board.hardware, tuning: Board.tuning(config, hasTorchLine: hasTorchLine),
-                                   outputs: board.outputs + [LogOutput(logger: logger)], logger: logger, patterns: patterns,
-                                   firstSequence: board.lastSequence + 1, keepStreaming: config.camera.keepStreaming,
+        let runtime = KioskRuntime(hardware: board.hardware, tuning: parts.tuning, outputs: parts.outputs, logger: logger,
+                                   patterns: parts.patterns, firstSequence: parts.firstSequence, keepStreaming: parts.keepStreaming,
                                    onStatus: status.offer, onEvent: publish)
         self.runtime = runtime
         let live = LiveConfig(path: options.configPath, overrides: options.overrides, running: config, hasTorchLine: hasTorchLine,
@@ -150,6 +148,26 @@ public final class KioskApp: Sendable {
             services.append(PresserService(button: button, every: every))
         }
         self.services = services
+    }
+
+    /// What the kiosk's driver takes from the config and the board, the same for the daemon's
+    /// runtime and for a kiosk in virtual time (`VirtualKiosk.composed`).
+    public struct Parts {
+        public var tuning: KioskTuning
+        public var outputs: [any ResultOutput]
+        public var patterns: FeedbackPatterns
+        public var firstSequence: Int
+        public var keepStreaming: Bool
+
+        public init(config: ScandConfig, board: Board, logger: Logger) {
+            let f = config.feedback
+            patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone,
+                                                           entryBeep: f.entryBeep)
+            tuning = Board.tuning(config, hasTorchLine: board.hardware.torch != nil)
+            outputs = board.outputs + [LogOutput(logger: logger)]
+            firstSequence = board.lastSequence + 1
+            keepStreaming = config.camera.keepStreaming
+        }
     }
 
     /// The services as a group's configuration wants them.
