@@ -155,33 +155,35 @@ public actor KioskRuntime: Service {
         guard !stopRequested else { return }
         step { driver.start(now: elapsed()) }
         let hardware = driver.hardware
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                if let button = hardware.button {
-                    group.addTask {
-                        for await event in button.events() {
-                            await self.input(.kiosk(event.edge == .pressed ? .buttonPressed : .buttonReleased))
-                        }
-                    }
-                }
-                group.addTask { await self.captureFrames(hardware.camera) }
-                group.addTask { await self.deepLooks() }
-                group.addTask { await self.runTimers() }
-                let reports = self.reports
-                group.addTask {
-                    for await report in reports {
-                        if Task.isCancelled { break }
-                        await self.input(report)
-                    }
-                }
-                if let host = host.withLock({ $0 }) {
-                    group.addTask { await self.serveHost(host.port, answer: host.answer) }
-                }
-                await stopSignal.wait()
-                group.cancelAll()
+        await withTaskGroup(of: Void.self) { group in
+            // Graceful shutdown (SIGTERM through the service group) stops the kiosk; a
+            // cancellation ends this child with the others.
+            group.addTask {
+                guard (try? await gracefulShutdown()) != nil else { return }
+                await self.stop()
             }
-        } onGracefulShutdown: {
-            Task { await self.stop() }
+            if let button = hardware.button {
+                group.addTask {
+                    for await event in button.events() {
+                        await self.input(.kiosk(event.edge == .pressed ? .buttonPressed : .buttonReleased))
+                    }
+                }
+            }
+            group.addTask { await self.captureFrames(hardware.camera) }
+            group.addTask { await self.deepLooks() }
+            group.addTask { await self.runTimers() }
+            let reports = self.reports
+            group.addTask {
+                for await report in reports {
+                    if Task.isCancelled { break }
+                    await self.input(report)
+                }
+            }
+            if let host = host.withLock({ $0 }) {
+                group.addTask { await self.serveHost(host.port, answer: host.answer) }
+            }
+            await stopSignal.wait()
+            group.cancelAll()
         }
         capture.serve(.none)
         step { driver.stop(now: elapsed()) } // after a cancellation without stop()
