@@ -1,5 +1,6 @@
 import Foundation
 import InMemoryLogging
+import KioskTestKit
 import Logging
 import ScanApp
 import ScanConfig
@@ -29,7 +30,7 @@ final class ComposedKiosk: Sendable {
     let folder: URL
     private let group: ServiceGroup
     private let running: Locked<Task<Result<Void, any Error>, Never>?> = Locked(nil)
-    private let events: Reader<String>
+    private let events: StreamReader<String>
 
     /// `toml` follows a simulated board's first lines (hardware, a button and a torch line).
     init(_ toml: String, torch: Bool = true) throws {
@@ -43,7 +44,7 @@ final class ComposedKiosk: Sendable {
         let logs = self.logs
         let logger = Logger(label: "kiosk-app") { _ in logs }
         app = try KioskApp(config: config, options: .init(configPath: path, version: "test", reloadsOnSIGHUP: false), logger: logger)
-        events = Reader(app.events.subscribe())
+        events = StreamReader(app.events.subscribe())
         group = ServiceGroup(configuration: .init(services: app.serviceConfigurations, logger: logger))
     }
 
@@ -78,25 +79,12 @@ final class ComposedKiosk: Sendable {
 
     /// Runs `body`, failing the test if it takes more than 60 s (a hang, not a speed limit).
     func bounded<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask { try? await Task.sleep(for: .seconds(60)); return nil }
-            let first = try await group.next()!
-            group.cancelAll()
-            guard let first else {
-                Issue.record("timed out waiting for \(what); log: \(logs.entries.suffix(20).map { "\($0.message)" })")
-                throw CancellationError()
-            }
-            return first
+        guard let value = await withinBound(.seconds(60), body) else {
+            Issue.record("timed out waiting for \(what); log: \(logs.entries.suffix(20).map { "\($0.message)" })")
+            throw CancellationError()
         }
+        return value
     }
-}
-
-/// One reader of a stream, used by one test at a time.
-final class Reader<T: Sendable>: @unchecked Sendable {
-    private var iterator: AsyncStream<T>.Iterator
-    init(_ stream: AsyncStream<T>) { iterator = stream.makeAsyncIterator() }
-    func next() async -> T? { await iterator.next() }
 }
 
 extension Result where Failure == any Error {

@@ -20,8 +20,8 @@ final class ServiceKiosk: Sendable {
     let runtime: KioskRuntime
     private let events: AsyncStream<String>
     private let runTask = Locked<Task<Void, Never>?>(nil)
-    private let writes: Reader<[UInt8]>
-    private let eventIterator: Reader<String>
+    private let writes: StreamReader<[UInt8]>
+    private let eventIterator: StreamReader<String>
 
     /// - Parameter torch: whether the board has a torch line (without one, as `scand run` builds it).
     init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder(), torch: Bool = true) throws {
@@ -38,8 +38,8 @@ final class ServiceKiosk: Sendable {
             tuning: KioskTuning(settings: settings, viewport: .full, decoder: decoder),
             outputs: [SerialOutput(port: serial)], logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
             onEvent: { continuation.yield($0) })
-        writes = Reader(serial.writes)
-        eventIterator = Reader(events)
+        writes = StreamReader(serial.writes)
+        eventIterator = StreamReader(events)
     }
 
     /// Starts `run()` and waits for the camera to be open.
@@ -79,25 +79,12 @@ final class ServiceKiosk: Sendable {
     /// Runs `body`, failing the test if it takes more than 60 s (a hang, not a speed limit: on a loaded
     /// two-core machine the decoding suites can hold the test threads for many seconds).
     func bounded<T: Sendable>(_ what: String, _ body: @escaping @Sendable () async -> T) async throws -> T {
-        try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask { try? await Task.sleep(for: .seconds(60)); return nil }
-            let first = try await group.next()!
-            group.cancelAll()
-            guard let first else {
-                Issue.record("timed out waiting for \(what); trace: \(trace.all)")
-                throw CancellationError()
-            }
-            return first
+        guard let value = await withinBound(.seconds(60), body) else {
+            Issue.record("timed out waiting for \(what); trace: \(trace.all)")
+            throw CancellationError()
         }
+        return value
     }
-}
-
-/// One reader of a stream, used by one test at a time.
-final class Reader<T: Sendable>: @unchecked Sendable {
-    private var iterator: AsyncStream<T>.Iterator
-    init(_ stream: AsyncStream<T>) { iterator = stream.makeAsyncIterator() }
-    func next() async -> T? { await iterator.next() }
 }
 
 /// `KioskRuntime` as a service: its children, its end.
