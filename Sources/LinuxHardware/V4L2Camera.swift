@@ -97,8 +97,6 @@ public final class V4L2Camera: FrameSource, Sendable {
     public var negotiated: Negotiated? { state.withLock { $0.negotiated } }
 
     public var droppedFrames: Int { state.withLock { $0.dropped + ($0.stream?.dropped ?? 0) } }
-    /// A `nextFrame()` is waiting for a frame (for tests).
-    var frameAwaited: Bool { state.withLock { $0.stream?.hasWaiter ?? false } }
 
     // MARK: Open and negotiate
 

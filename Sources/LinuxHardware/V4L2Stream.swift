@@ -129,8 +129,6 @@ final class Stream: @unchecked Sendable {
     var ring: BufferRing? { buffers.withLock { $0 } }
 
     var dropped: Int { shared.withLock { $0.dropped } }
-    /// A `next()` is waiting for a frame (for tests).
-    var hasWaiter: Bool { shared.withLock { $0.waiter != nil } }
 
     /// Stops the reader thread and streaming; a waiting `next()` gets a CancellationError.
     func stop() {
