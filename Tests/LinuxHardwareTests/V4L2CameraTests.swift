@@ -96,6 +96,8 @@ import Glibc
         for _ in 0..<5 {
             try cam.startCapture()
             let waiting = Task { try? await cam.nextFrame() }
+            // A deliberate gap: the stop usually finds the frame awaited, sometimes already
+            // delivered; the restart must find its own buffers either way.
             try await Task.sleep(for: .milliseconds(5))
             cam.stopCapture()
             try cam.startCapture() // EBUSY here if the old buffers were still mapped
@@ -281,6 +283,8 @@ import Glibc
         try cam.open()
         try cam.startCapture()
         let waiter = Task { try await cam.nextFrame() }
+        // A deliberate gap: the stop finds the waiter waiting, or (a starved machine) comes
+        // before the wait begins; either way the waiter ends with a CancellationError.
         try await Task.sleep(for: .milliseconds(20))
         cam.stopCapture()
         await #expect(throws: CancellationError.self) { _ = try await waiter.value }
