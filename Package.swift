@@ -44,8 +44,11 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-L/usr/local/lib", "-Xlinker", "-l:libZXing.a"])]
         ),
 
+        // The one POSIX layer every module stands on: Locked, threads, descriptors, whole-file
+        // reads and writes, errno names, Unix socket addresses, wake pipes.
+        .target(name: "POSIX"),
         // Pure layers.
-        .target(name: "ScanHardware"),
+        .target(name: "ScanHardware", dependencies: ["POSIX"]),
         .target(name: "ScanCore", dependencies: ["ScanHardware"]),
 
         .target(name: "ImageLoading", dependencies: ["ScanHardware", "CImageCodecs"]),

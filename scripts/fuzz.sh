@@ -26,7 +26,7 @@ stamp="$B/stamp"
 # Delivery's pure parts (formats, the HID tables, the outbox reader) as a module of their own:
 # the rest of Delivery needs swift-log, which these targets do without.
 delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
-sources=$(ls Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift \
+sources=$(ls Sources/POSIX/*.swift Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift \
   Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \
   Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
@@ -46,6 +46,7 @@ module CImageCodecs {
 }
 MAP
   clang -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CImageCodecs/include -c Sources/CImageCodecs/codecs.c -o "$B/codecs.o"
+  module POSIX
   module ScanHardware
   module ScanCore
   module Delivery $delivery
@@ -54,7 +55,7 @@ MAP
   swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift \
     Sources/Decoding/IntegralImage.swift Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift \
     Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift -L "$B" \
-    -lImageLoading -lScanConfig -lDelivery -lScanCore -lScanHardware "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
+    -lImageLoading -lScanConfig -lDelivery -lScanCore -lScanHardware -lPOSIX "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
   touch "$stamp"
 fi

@@ -1,4 +1,3 @@
-import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +5,7 @@ import Glibc
 /// A connected socket pair, both ends close-on-exec and non-blocking: a thread's wake-up call.
 /// (A socket rather than a pipe so that waking a thread that has already gone is EPIPE, never
 /// SIGPIPE: see `wakeUp`.)
-func makeWakePipe() -> (read: Int32, write: Int32)? {
+public func makeWakePipe() -> (read: Int32, write: Int32)? {
     var fds: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { return nil }
     for fd in fds {
@@ -17,7 +16,7 @@ func makeWakePipe() -> (read: Int32, write: Int32)? {
 }
 
 /// Wakes the thread waiting on the other end of a wake pipe (harmless when it has gone).
-func wakeUp(_ fd: Int32) {
+public func wakeUp(_ fd: Int32) {
     var byte: UInt8 = 1
     _ = send(fd, &byte, 1, Int32(MSG_NOSIGNAL))
 }
