@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // libpng/libjpeg-turbo report errors through longjmp, which Swift cannot catch: a small C
         // target turns them into return codes.
+        // `scand run` notes SIGTERM, SIGINT and SIGHUP from its first instruction (a constructor).
+        .target(name: "CStartup"),
         .target(
             name: "CImageCodecs",
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]
@@ -104,11 +106,12 @@ let package = Package(
         .executableTarget(
             name: "scand",
             dependencies: [
-                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig", "ScanApp", "Delivery", "KioskTestKit",
+                "ScanCore", "ScanHardware", "Decoding", "ImageLoading", "ScanConfig", "ScanApp", "Delivery", "KioskTestKit", "CStartup",
                 "SimulatedHardware", "LinuxHardware", "ScanRuntime", "MQTTLink", "SetupPage", "Viewfinder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 

@@ -206,14 +206,11 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             guard let self else { return }
             _ = self.client.publish("\(self.prefix)/cmd/reply", Array(answer.utf8), qos: 1)
         }
-        // One line of the host command language; a trailing newline is allowed.
-        var bytes = payload[...]
-        while let last = bytes.last, last == 10 || last == 13 { bytes = bytes.dropLast() }
-        guard bytes.count <= HostCommand.maxLength else { return reply("ERR line too long (at most \(HostCommand.maxLength) bytes)") }
-        guard !bytes.contains(where: { $0 < 32 && $0 != 9 }), let text = String(validating: bytes, as: UTF8.self) else {
-            return reply("ERR a command is one line of UTF-8 text")
+        // One line of the host command language, checked as every door checks it.
+        switch HostCommand.line(from: payload) {
+        case .success(let text): onCommand(text, reply)
+        case .failure(let error): reply("ERR " + error.message)
         }
-        onCommand(text, reply)
     }
 }
 

@@ -6,6 +6,7 @@ import ScanCore
 import ScanHardware
 import ScanRuntime
 import ServiceLifecycle
+import UnixSignals
 import SetupPage
 import SimulatedHardware
 import Viewfinder
@@ -30,17 +31,17 @@ public final class KioskApp: Sendable {
         public var version: String
         /// Simulated hardware: press the button this often.
         public var pressEvery: Duration?
-        /// Whether SIGHUP reloads the config (a process that runs several kiosks, as a test
-        /// does, leaves it to none).
-        public var reloadsOnSIGHUP: Bool
+        /// The process's signals, trapped (SIGTERM, SIGINT: a graceful stop; SIGHUP: a reload);
+        /// nil for a kiosk that is not the process (a test's), which the test stops itself.
+        public var signals: UnixSignalsSequence?
 
         public init(configPath: String, overrides: [String] = [], version: String, pressEvery: Duration? = nil,
-                    reloadsOnSIGHUP: Bool = true) {
+                    signals: UnixSignalsSequence? = nil) {
             self.configPath = configPath
             self.overrides = overrides
             self.version = version
             self.pressEvery = pressEvery
-            self.reloadsOnSIGHUP = reloadsOnSIGHUP
+            self.signals = signals
         }
     }
 
@@ -143,7 +144,7 @@ public final class KioskApp: Sendable {
             }
         }
         services.append(WatchdogService(runtime: runtime, logger: logger))
-        if options.reloadsOnSIGHUP { services.append(ReloadService(live: live)) }
+        if let signals = options.signals { services.append(SignalService(signals: signals, live: live, logger: logger)) }
         if let button = board.simulatedButton, let every = options.pressEvery {
             services.append(PresserService(button: button, every: every))
         }
@@ -172,7 +173,10 @@ public final class KioskApp: Sendable {
 
     /// The services as a group's configuration wants them.
     public var serviceConfigurations: [ServiceGroupConfiguration.ServiceConfiguration] {
-        services.map { .init(service: $0) }
+        services.map { service in
+            // The signal service ends on SIGTERM or SIGINT: that is the group's graceful shutdown.
+            service is SignalService ? .init(service: service, successTerminationBehavior: .gracefullyShutdownGroup) : .init(service: service)
+        }
     }
 }
 

@@ -7,6 +7,9 @@ import ServiceLifecycle
 import SetupPage
 import SimulatedHardware
 import UnixSignals
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The long-running parts of the kiosk besides `KioskRuntime`, each a `Service` of the one group
 // `KioskApp` lists. Each runs until the group's graceful shutdown reaches it (never ending on
@@ -43,7 +46,9 @@ final class StatusService: Service {
 
     private func writePending() {
         guard let status = pending.withLock({ s in defer { s = nil }; return s }) else { return }
-        if let statusFile { try? FileBytes.writeAtomically(Array((status.json + "\n").utf8), to: statusFile) }
+        // The file also names the daemon's process: `scand status` tells a daemon that has gone
+        // from one that runs.
+        if let statusFile { try? FileBytes.writeAtomically(Array((String(status.json.dropLast()) + ",\"pid\":\(getpid())}\n").utf8), to: statusFile) }
         if let metricsFile { MetricsFile.write(status, to: metricsFile) }
         mqtt?.publishStatus(json: status.json)
     }
@@ -151,17 +156,27 @@ struct WatchdogService: Service {
     }
 }
 
-/// SIGHUP: the config file read again (a bad one is rejected and the running config kept).
-struct ReloadService: Service {
+/// The daemon's one signal path: SIGTERM and SIGINT end this service, which shuts the group
+/// down gracefully (`KioskApp.serviceConfigurations`); SIGHUP reads the config file again (a
+/// bad one is rejected and the running config kept). The signals are trapped before the config
+/// is read (`scand run`), so none is lost while the daemon starts.
+struct SignalService: Service {
+    let signals: UnixSignalsSequence
     let live: LiveConfig
+    let logger: Logger
 
     func run() async {
-        let hangups = await UnixSignalsSequence(trapping: .sighup)
-        for await _ in hangups.cancelOnGracefulShutdown() {
-            let systemd = SystemdNotifier.fromProcess()
-            systemd.notify("RELOADING=1")
-            await live.reload()
-            systemd.notify("READY=1")
+        for await signal in signals.cancelOnGracefulShutdown() {
+            switch signal {
+            case .sighup:
+                let systemd = SystemdNotifier.fromProcess()
+                systemd.notify("RELOADING=1")
+                await live.reload()
+                systemd.notify("READY=1")
+            default:
+                logger.notice("\(signal): stopping")
+                return
+            }
         }
     }
 }

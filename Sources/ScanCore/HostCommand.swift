@@ -60,6 +60,24 @@ public enum HostCommand: Equatable, Sendable {
     }
 }
 
+extension HostCommand {
+    /// The command line a message carries (an MQTT message, a web request's body), checked as
+    /// the serial port checks its lines, so that every door answers a bad line alike: a trailing
+    /// line break is dropped; an empty message, a second line, more than `maxLength` bytes or a
+    /// byte outside printable ASCII is an error whose message follows `ERR `.
+    public static func line(from message: some Collection<UInt8>) -> Result<String, HostCommandError> {
+        var bytes = Array(message)
+        while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
+        guard !bytes.isEmpty else { return .failure(HostCommandError("empty command; send one line, e.g. TRIGGER")) }
+        guard bytes.count <= maxLength else { return .failure(HostCommandError("line too long (at most \(maxLength) bytes)")) }
+        guard !bytes.contains(where: { $0 == 10 || $0 == 13 }) else {
+            return .failure(HostCommandError("one command per message (a line break inside)"))
+        }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .failure(HostCommandError("only printable ASCII is accepted")) }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+}
+
 public struct HostCommandError: Error, Equatable, Sendable {
     public var message: String
     public init(_ message: String) { self.message = message }

@@ -31,19 +31,15 @@ public enum WebRules {
     /// break is dropped), at most `HostCommand.maxLength` bytes; `SET` of a key naming a file, a
     /// path or a device is refused over the web.
     public static func command(from body: [UInt8]) -> Result<String, WebError> {
-        var bytes = body
-        while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
-        guard !bytes.isEmpty else { return .failure(WebError(400, "empty command; send one line, e.g. TRIGGER")) }
-        guard bytes.count <= HostCommand.maxLength else {
-            return .failure(WebError(413, "command longer than \(HostCommand.maxLength) bytes"))
+        // Checked as every door checks a line; answered as the serial port answers it.
+        let line: String
+        switch HostCommand.line(from: body) {
+        case .success(let text): line = text
+        case .failure(let error): return .failure(WebError(400, "ERR " + error.message))
         }
-        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            return .failure(WebError(400, "a command is one line of printable ASCII"))
-        }
-        let line = String(decoding: bytes, as: UTF8.self)
         if case .success(.set(let key, _)) = Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }),
            let word = refusedWords.first(where: { key.lowercased().contains($0) }) {
-            return .failure(WebError(403, "SET \(key): keys naming a \(word) are not set over the web; edit the config file"))
+            return .failure(WebError(403, "ERR SET \(key): keys naming a \(word) are not set over the web; edit the config file"))
         }
         return .success(line)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CStartup
 import Logging
 import ScanApp
 import ScanConfig
@@ -7,6 +8,7 @@ import ScanRuntime
 import SimulatedHardware
 import ScanHardware
 import ServiceLifecycle
+import UnixSignals
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,14 +44,19 @@ struct Run: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // SIGHUP before the reload service listens (the first moments of start-up) must not end
-        // the daemon; the config is read after this anyway. SIGTERM and SIGINT keep their default
-        // action until the service group takes them: a stop during start-up ends the process
-        // before it drives anything.
-        Glibc.signal(SIGHUP, SIG_IGN)
+        // One signal path from the first instruction: CStartup's constructor has noted SIGTERM,
+        // SIGINT and SIGHUP since the process began; from here the daemon's own sequence takes
+        // them (its signal service stops the group or reloads), and a stop noted before is
+        // honoured before anything is driven. (The config is read after, so an early SIGHUP
+        // changes nothing.)
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup)
         // A host or event client that goes away must be an error on that write, not the end of
         // the daemon.
         Glibc.signal(SIGPIPE, SIG_IGN)
+        if scand_early_stop() != 0 {
+            printError("scand: stopped during start-up (signal \(scand_early_stop()))")
+            return
+        }
         let loaded: ScandConfig
         do {
             loaded = try Board.loadConfig(path: config, overrides: overrides)
@@ -68,7 +75,7 @@ struct Run: AsyncParsableCommand {
         let app: KioskApp
         do {
             let options = KioskApp.Options(configPath: config, overrides: overrides, version: Scand.configuration.version,
-                                           pressEvery: pressEvery.map { .milliseconds(Int($0 * 1000)) })
+                                           pressEvery: pressEvery.map { .milliseconds(Int($0 * 1000)) }, signals: signals)
             app = try KioskApp(config: loaded, options: options, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
@@ -79,11 +86,10 @@ struct Run: AsyncParsableCommand {
             logger.notice("simulated hardware: press Enter to press the button; Ctrl-C stops")
         }
         logger.notice("scand started", metadata: ["config": "\(config)", "camera": "\(app.cameraName)"])
-        // One group, one signal path: SIGTERM and SIGINT shut it down gracefully (the doors,
-        // then the kiosk with torch, LED and buzzer off, then the outputs); SIGHUP is the reload
-        // service's.
-        let group = ServiceGroup(configuration: .init(
-            services: app.serviceConfigurations, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        // One group: its signal service ends on SIGTERM or SIGINT, which shuts the group down
+        // gracefully (the doors, then the kiosk with torch, LED and buzzer off, then the
+        // outputs); SIGHUP reloads.
+        let group = ServiceGroup(configuration: .init(services: app.serviceConfigurations, logger: logger))
         do { try await group.run() } catch {
             logger.critical("stopped by a failure: \(error)")
             throw ExitCode(1)

@@ -27,16 +27,30 @@ struct Status: ParsableCommand {
     var json = false
 
     static let fields = ["camera", "cameraDetail", "torch", "torchMode", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
-                         "torchOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
+                         "torchOn", "torchAutoOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
                          "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked"]
 
     func run() throws {
-        let (bytes, source) = try statusJSON()
+        let (bytes, source, fromFile) = try statusJSON()
         guard let object = try? JSONValue.parse(bytes), object["camera"]?.string != nil, object["phase"]?.string != nil else {
             printError("scand status: \(source) is not a status file (scand writes one with camera, phase and counts)")
             throw ExitCode(1)
         }
-        if json { print(String(decoding: bytes, as: UTF8.self), terminator: bytes.last == 10 ? "" : "\n"); return }
+        // A status file outlives its daemon: say so when the process it names is gone, and show
+        // the last status it wrote.
+        var gone: String?
+        if fromFile, let pid = object["pid"]?.number.map({ Int32($0) }), kill(pid, 0) != 0, errno == ESRCH {
+            let when = Self.modified(source).map { " at \($0)" } ?? ""
+            gone = object["phase"]?.string == "stopped"
+                ? "scand status: scand is not running (pid \(pid) stopped\(when)); its last status, from \(source):"
+                : "scand status: scand is not running (pid \(pid) ended\(when) without stopping: killed or crashed); its last status, from \(source):"
+            printError(gone!)
+        }
+        if json {
+            print(String(decoding: bytes, as: UTF8.self), terminator: bytes.last == 10 ? "" : "\n")
+            if gone != nil { throw ExitCode(1) }
+            return
+        }
         for key in Self.fields {
             switch object[key] {
             case .string(let s): print("\(key): \(PayloadText.escaped(s))")
@@ -50,11 +64,12 @@ struct Status: ParsableCommand {
                 print("connection \(PayloadText.escaped(name)): \(PayloadText.escaped(state.string ?? "?"))")
             }
         }
+        if gone != nil { throw ExitCode(1) }
     }
 
     /// The status JSON and where it came from: the daemon on the control socket, else the
     /// status file.
-    func statusJSON() throws(ExitCode) -> (bytes: [UInt8], source: String) {
+    func statusJSON() throws(ExitCode) -> (bytes: [UInt8], source: String, fromFile: Bool) {
         var socket: String?
         var statusFile = file
         do {
@@ -66,10 +81,10 @@ struct Status: ParsableCommand {
             if file == nil { printError("\(error)"); throw ExitCode(1) }
         }
         if let socket, let response = try UnixHTTP.askDaemon(socket, target: "/api/status", for: "status") {
-            return (response.body, "the daemon's answer on \(socket)")
+            return (response.body, "the daemon's answer on \(socket)", false)
         }
         guard let statusFile else { printError(Self.noDaemon(socket: socket, file: nil)); throw ExitCode(1) }
-        do { return (try FileBytes.read(statusFile, limit: 1 << 20), statusFile) } catch {
+        do { return (try FileBytes.read(statusFile, limit: 1 << 20), statusFile, true) } catch {
             printError(error.errno == ENOENT ? Self.noDaemon(socket: socket, file: statusFile) : "scand status: \(statusFile) \(error.reason)")
             throw ExitCode(1)
         }
@@ -80,9 +95,25 @@ struct Status: ParsableCommand {
         guard socket != nil || file != nil else {
             return "scand status: the config sets neither control.socket nor status.file: there is no scand to ask"
         }
-        let tried = [socket.map { "nothing listens on the control socket \(located($0))" },
+        let tried = [socket.map { path -> String in
+                         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+                         var st = stat()
+                         return stat(folder.isEmpty ? "/" : folder, &st) == 0 ? "nothing listens on the control socket \(located(path))"
+                             : "there is no control socket \(located(path)): its folder does not exist (a daemon started outside systemd runs without one)"
+                     },
                      file.map { "there is no status file \(located($0))" }].compactMap { $0 }
         return "scand status: no scand is running (\(tried.joined(separator: ", and ")))"
+    }
+
+    /// When `path` was last written (UTC), if it can be told.
+    static func modified(_ path: String) -> String? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        var t = st.st_mtim.tv_sec
+        var parts = tm()
+        guard gmtime_r(&t, &parts) != nil else { return nil }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) UTC"
     }
 
     /// `path` as tried: a relative one from the current folder.

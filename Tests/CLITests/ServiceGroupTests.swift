@@ -67,6 +67,76 @@ import Testing
         #expect(failures.withLock { $0 } == [])
     }
 
+    /// Whether process `pid` catches `signal` (its handler is in place: /proc/PID/status SigCgt).
+    static func catches(_ pid: Int32, _ signal: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst(7).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
+    }
+
+    /// SIGHUP and SIGTERM are taken from the daemon's first instruction: its handlers are in
+    /// place before it opens its config (strace shows the order; the old daemon took SIGHUP
+    /// only after reading the config, and died of one in its first ~30 ms).
+    @Test func signalHandlersComeBeforeTheConfigIsRead() throws {
+        let dir = try Fixture.temporaryFolder("scand-first-signals")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = try Self.config("qr.png", in: dir)
+        let trace = dir.appendingPathComponent("strace.txt").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        process.arguments = ["-f", "-e", "trace=rt_sigaction,openat", "-o", trace,
+                             Run.scand.path, "run", "--config", config.path + ".missing", "--no-stdin"]
+        process.standardError = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit() // a missing config ends it at once (exit 78), after it looked
+        let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
+        let configOpened = try #require(calls.firstIndex { $0.contains("openat(") && $0.contains(".missing") }, "no openat of the config")
+        for name in ["SIGHUP", "SIGTERM", "SIGINT"] {
+            let handled = calls.firstIndex { $0.contains("rt_sigaction(\(name), {sa_handler=0x") }
+            #expect(handled.map { $0 < configOpened } == true, "\(name): no handler before the config was opened")
+        }
+    }
+
+    /// A signal in the first moments, as soon as the daemon's handler is there: SIGHUP does
+    /// not end it, SIGTERM and SIGINT end it with status 0, nothing logged as an error.
+    @Test func signalsInTheFirstMomentsAreHandled() async throws {
+        let dir = try Fixture.temporaryFolder("scand-early-signals")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = try Self.config("qr.png", in: dir)
+        let status = dir.appendingPathComponent("status.json")
+        for (attempt, signal) in [SIGHUP, SIGTERM, SIGINT, SIGHUP, SIGTERM].enumerated() {
+            try? FileManager.default.removeItem(at: status)
+            let process = Process()
+            process.executableURL = Run.scand
+            process.arguments = ["run", "--config", config.path, "--no-stdin"]
+            let logFile = dir.appendingPathComponent("stderr-\(attempt).log")
+            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: logFile)
+            process.standardOutput = FileHandle.nullDevice
+            try ChildProcess.launch(process)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            let pid = process.processIdentifier
+            // The moment its handler is there (a deliberate race with start-up: whichever
+            // moment that turns out to be, the signal must be handled).
+            var caught = false
+            for _ in 0..<20_000 where !caught && process.isRunning { caught = Self.catches(pid, signal); if !caught { usleep(200) } }
+            #expect(caught, "signal \(signal): no handler")
+            kill(pid, signal)
+            if signal == SIGHUP {
+                _ = await Poll.until(20) { FileManager.default.fileExists(atPath: status.path) || !process.isRunning }
+                #expect(process.isRunning, "an early SIGHUP ended the daemon")
+                kill(pid, SIGTERM)
+            }
+            let exit = await ChildProcess.exitStatus(process)
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            #expect(exit == 0 && process.terminationReason == .exit,
+                    "early signal \(signal): \(process.terminationReason) \(exit.map(String.init) ?? "none")\n\(log)")
+            #expect(!log.contains(" error ") && !log.contains(" critical "), "\(log)")
+        }
+    }
+
     /// Issue 39, defect 1: `scand run --set scan.multiple=4` on a frame with a DataMatrix
     /// between two QR codes reported one QR per press. Each press now reports the three codes,
     /// nearest the centre first, each with its own sequence number.

@@ -299,9 +299,9 @@ import Glibc
         let cases: [(Answer, Int, String)] = [
             (try Self.get(port, "/nothing-here"), 404, "no such page"),
             (try Self.http(port: port, "PUT /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"), 405, "use GET"),
-            (try Self.post(port, "/api/command", []), 400, "empty command"),
-            (try Self.post(port, "/api/command", [0x54, 0x00, 0xFF, 0x0A]), 400, "printable ASCII"),
-            (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 413, "longer than 256"),
+            (try Self.post(port, "/api/command", []), 400, "ERR empty command"),
+            (try Self.post(port, "/api/command", [0x54, 0x00, 0xFF, 0x0A]), 400, "ERR only printable ASCII is accepted"),
+            (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 400, "ERR line too long (at most 256 bytes)"),
             (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 100_000)), 413, "at most 4096"),
             (try Self.post(port, "/api/command", Array("FLY ME TO THE MOON".utf8)), 400, "ERR"),
             (try Self.post(port, "/api/command", Array("SET output.serial.device=/dev/null".utf8)), 403, "not set over the web"),

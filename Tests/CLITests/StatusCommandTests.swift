@@ -60,4 +60,32 @@ import Testing
         #expect(try Run.scand(["status", "--config", config.path, "--file", other]).stdout.contains("phase: idle"))
         #expect(try Run.scand(["status", "--config", dir.appendingPathComponent("none.toml").path, "--file", other]).stdout.contains("phase: idle"))
     }
+    /// A status file outlives its daemon: one killed (-9) left `phase: idle` behind, and
+    /// `scand status` showed it as a running kiosk, exit 0. Now it says plainly that scand is
+    /// not running, shows the last status, and exits 1; a daemon that stopped says so too.
+    @Test func aStatusFileOfADaemonThatIsGoneSaysSo() async throws {
+        let dir = try Fixture.temporaryFolder("scand-status-gone")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = try ServiceGroupTests.config("qr.png", in: dir)
+        let status = dir.appendingPathComponent("status.json")
+        for signal in [SIGKILL, SIGTERM] {
+            try? FileManager.default.removeItem(at: status)
+            let process = Process()
+            process.executableURL = Run.scand
+            process.arguments = ["run", "--config", config.path, "--no-stdin"]
+            process.standardError = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            try ChildProcess.launch(process)
+            #expect(await Poll.until(20) { (try? String(contentsOf: status, encoding: .utf8))?.contains("\"phase\":\"idle\"") == true })
+            let running = try Run.scand(["status", "--config", config.path])
+            #expect(running.status == 0 && running.stdout.contains("phase: idle"), "\(running.stderr)")
+            kill(process.processIdentifier, signal)
+            _ = await ChildProcess.exitStatus(process)
+            let gone = try Run.scand(["status", "--config", config.path])
+            #expect(gone.status == 1)
+            #expect(gone.stderr.contains("scand status: scand is not running (pid \(process.processIdentifier) "), "\(gone.stderr)")
+            #expect(gone.stderr.contains(signal == SIGKILL ? "without stopping: killed or crashed" : "stopped at"), "\(gone.stderr)")
+            #expect(gone.stdout.contains(signal == SIGKILL ? "phase: idle" : "phase: stopped"), "\(gone.stdout)")
+        }
+    }
 }

@@ -43,7 +43,7 @@ final class ComposedKiosk: Sendable {
         let config = try Board.loadConfig(path: path)
         let logs = self.logs
         let logger = Logger(label: "kiosk-app") { _ in logs }
-        app = try KioskApp(config: config, options: .init(configPath: path, version: "test", reloadsOnSIGHUP: false), logger: logger)
+        app = try KioskApp(config: config, options: .init(configPath: path, version: "test"), logger: logger)
         events = StreamReader(app.events.subscribe())
         group = ServiceGroup(configuration: .init(services: app.serviceConfigurations, logger: logger))
     }
