@@ -1,13 +1,20 @@
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include "scand_startup.h"
 
-static volatile sig_atomic_t early_stop = 0;
-static volatile sig_atomic_t early_hangup = 0;
+/* Written in a signal handler, read by the daemon's threads: lock-free atomics, which are
+   async-signal-safe and which ThreadSanitizer sees as such. */
+static atomic_int early_stop = 0;
+static atomic_int early_hangup = 0;
 
 static void note(int signal) {
-    if (signal == SIGHUP) early_hangup = 1;
-    else if (!early_stop) early_stop = signal;
+    if (signal == SIGHUP) {
+        atomic_store_explicit(&early_hangup, 1, memory_order_relaxed);
+    } else {
+        int none = 0;
+        atomic_compare_exchange_strong_explicit(&early_stop, &none, signal, memory_order_relaxed, memory_order_relaxed);
+    }
 }
 
 /* Runs before Swift's own start-up, in `scand run` only (other subcommands keep the default
@@ -25,5 +32,5 @@ __attribute__((constructor)) static void scand_take_signals(int argc, char **arg
     sigaction(SIGHUP, &action, 0);
 }
 
-int scand_early_stop(void) { return early_stop; }
-int scand_early_hangup(void) { return early_hangup; }
+int scand_early_stop(void) { return atomic_load_explicit(&early_stop, memory_order_relaxed); }
+int scand_early_hangup(void) { return atomic_load_explicit(&early_hangup, memory_order_relaxed); }

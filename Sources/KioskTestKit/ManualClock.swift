@@ -1,7 +1,7 @@
 import ScanHardware
 
 /// A clock that moves only when told to: time as an input for tests and benchmarks.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: Clock, Sendable {
     public struct Instant: InstantProtocol, Sendable {
         public var offset: Duration
         public init(offset: Duration) { self.offset = offset }
