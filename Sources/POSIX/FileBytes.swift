@@ -7,6 +7,18 @@ import Glibc
 /// (opened without blocking and checked before any read), and so is a file over the bound.
 /// Writing replaces a file atomically, so a reader never sees half of it.
 public enum FileBytes {
+    /// The folder `path` is in (`.` for a bare name, `/` for one at the root).
+    public static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Whether the folder `path` is in exists.
+    public static func folderExists(of path: String) -> Bool {
+        var st = stat()
+        return stat(folder(of: path), &st) == 0
+    }
+
     /// Why a file was not read or written; `reason` is a phrase to put after the path.
     public struct Failure: Error, Equatable, Sendable, CustomStringConvertible {
         public enum Kind: String, Sendable, Equatable {

@@ -85,10 +85,8 @@ public final class KioskApp: Sendable {
         // by hand where that folder does not exist runs without it (said in the log).
         var controlSocket = config.controlSocket
         if let path = controlSocket {
-            let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-            var st = stat()
-            if stat(folder.isEmpty ? "/" : folder, &st) != 0 {
-                logger.notice("no control socket: \(folder) does not exist (control.socket = \"\(path)\"; scand snapshot opens the camera itself)")
+            if !FileBytes.folderExists(of: path) {
+                logger.notice("no control socket: \(FileBytes.folder(of: path)) does not exist (control.socket = \"\(path)\"; scand snapshot opens the camera itself)")
                 controlSocket = nil
             } else {
                 do { locks.append(try StateLock(path: path + ".lock")) } catch {

@@ -20,8 +20,8 @@ public enum ConfigLoader {
                             knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         let bytes: [UInt8]
         do { bytes = try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
-        let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? dir + "/boards", knownVoice: knownVoice)
+        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? FileBytes.folder(of: path) + "/boards",
+                         knownVoice: knownVoice)
     }
 
     /// Parses config text; `file` names it in errors.

@@ -268,10 +268,8 @@ public struct KioskCore: Sendable {
                 + lines(player.indicate(indication, now: now))
         case .deliver(let result):
             let s = result.symbol
-            let line = event("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
-                                        "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json])
-            guard case .event(let text)? = line.first else { return [.deliver(result, event: nil)] }
-            return [.deliver(result, event: text)]
+            return [.deliver(result, event: eventLine("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
+                                                                 "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json]))]
         case .startTimer(let timer, let after):
             deadlines[.kiosk(timer)] = now + after
             return []
@@ -330,10 +328,14 @@ public struct KioskCore: Sendable {
         changes.map { .setLine($0.channel, $0.value, pitch: $0.pitch) }
     }
 
-    /// One JSON event line, its type first.
-    private func event(_ type: String, _ fields: [String: String]) -> [Action] {
-        guard emitsEvents else { return [] }
+    /// One JSON event line, its type first; nil when no one wants events.
+    private func eventLine(_ type: String, _ fields: [String: String]) -> String? {
+        guard emitsEvents else { return nil }
         let body = fields.sorted { $0.key < $1.key }.map { "\(JSONText.string($0.key)):\($0.value)" }
-        return [.event("{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}")]
+        return "{\"event\":\(JSONText.string(type))" + (body.isEmpty ? "" : "," + body.joined(separator: ",")) + "}"
+    }
+
+    private func event(_ type: String, _ fields: [String: String]) -> [Action] {
+        eventLine(type, fields).map { [.event($0)] } ?? []
     }
 }

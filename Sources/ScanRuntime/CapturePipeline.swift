@@ -40,22 +40,20 @@ public final class CapturePipeline: Sendable {
     /// first look, the brightness), and the deep passes it still needs, if any: the kiosk gives
     /// every new frame its first look at once and older frames their deep passes on the side.
     public func firstLook(for frame: GrayFrame, work: CaptureWork, tuning: KioskTuning) -> ([KioskCore.Input], DeepJob?) {
-        if work == .none || work == .drain { return ([], nil) }
-        // The scene's grid, once: for the change detector and to abandon deep passes on a
-        // scene no longer in view.
-        let grid = SceneChangeDetector.grid(frame)
-        var inputs: [KioskCore.Input] = []
-        let changed = state.withLock { s -> Bool in
-            s.newest = grid
-            return s.detector.changed(grid: grid)
+        // The scene's grid, once a frame: for the change detector and to abandon deep passes on
+        // a scene no longer in view.
+        func sceneChanged() -> (grid: [UInt8], changed: Bool) {
+            let grid = SceneChangeDetector.grid(frame)
+            return (grid, state.withLock { s in s.newest = grid; return s.detector.changed(grid: grid) })
         }
         switch work {
         case .none, .drain:
             return ([], nil)
         case .watch:
-            return (changed ? [.kiosk(.sceneChanged)] : [], nil)
+            return (sceneChanged().changed ? [.kiosk(.sceneChanged)] : [], nil)
         case .decode(let session, let watching):
-            if watching, changed { inputs.append(.kiosk(.sceneChanged)) }
+            let (grid, changed) = sceneChanged()
+            var inputs: [KioskCore.Input] = watching && changed ? [.kiosk(.sceneChanged)] : []
             let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
             guard let staged = tuning.decoder as? any StagedDecoder else {
                 let (symbols, seconds) = Self.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)

@@ -95,10 +95,8 @@ struct Status: ParsableCommand {
         guard socket != nil || file != nil else {
             return "scand status: the config sets neither control.socket nor status.file: there is no scand to ask"
         }
-        let tried = [socket.map { path -> String in
-                         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
-                         var st = stat()
-                         return stat(folder.isEmpty ? "/" : folder, &st) == 0 ? "nothing listens on the control socket \(located(path))"
+        let tried = [socket.map { path in
+                         FileBytes.folderExists(of: path) ? "nothing listens on the control socket \(located(path))"
                              : "there is no control socket \(located(path)): its folder does not exist (a daemon started outside systemd runs without one)"
                      },
                      file.map { "there is no status file \(located($0))" }].compactMap { $0 }

@@ -23,15 +23,8 @@ import Testing
         // -1: once the daemon runs (its status file is there), whatever the machine's speed.
         for delayMs in [0, 20, 100, 300, -1] {
             try? FileManager.default.removeItem(at: status)
-            let process = Process()
-            process.executableURL = Run.scand
-            process.arguments = ["run", "--config", config.path, "--no-stdin"]
-            // The log kept in a file: a sanitizer's report (ThreadSanitizer exits with 66) is there.
             let logFile = dir.appendingPathComponent("stderr-\(delayMs).log")
-            FileManager.default.createFile(atPath: logFile.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: logFile)
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin"], log: logFile)
             defer { if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) } }
             if delayMs >= 0 {
                 // A deliberate gap, to land the signal somewhere in start-up: wherever it lands,

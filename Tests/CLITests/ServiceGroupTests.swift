@@ -37,14 +37,9 @@ import Testing
                         // At the lowest priority (nice execs scand in its own process): four
                         // daemons decoding scenes must not starve the suites that run beside
                         // this one; inside each daemon the decode threads stay as busy.
-                        let process = Process()
-                        process.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-                        process.arguments = ["-n", "19", Run.scand.path, "run", "--config", config.path, "--no-stdin", "--press-every", "0.2"]
                         let logFile = dir.appendingPathComponent("stderr.log")
-                        FileManager.default.createFile(atPath: logFile.path, contents: nil)
-                        process.standardError = try FileHandle(forWritingTo: logFile)
-                        process.standardOutput = FileHandle.nullDevice
-                        try ChildProcess.launch(process)
+                        let process = try ChildProcess.daemon(["-n", "19", Run.scand.path, "run", "--config", config.path, "--no-stdin", "--press-every", "0.2"],
+                                                              log: logFile, executable: URL(fileURLWithPath: "/usr/bin/nice"))
                         // Once it runs (its status file is there), then 0-1,000 ms into the presses:
                         // a deliberate, random gap to land SIGTERM anywhere in a press; every stop
                         // must be clean wherever it lands, so no gap length decides the result.
@@ -108,14 +103,8 @@ import Testing
         let status = dir.appendingPathComponent("status.json")
         for (attempt, signal) in [SIGHUP, SIGTERM, SIGINT, SIGHUP, SIGTERM].enumerated() {
             try? FileManager.default.removeItem(at: status)
-            let process = Process()
-            process.executableURL = Run.scand
-            process.arguments = ["run", "--config", config.path, "--no-stdin"]
             let logFile = dir.appendingPathComponent("stderr-\(attempt).log")
-            FileManager.default.createFile(atPath: logFile.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: logFile)
-            process.standardOutput = FileHandle.nullDevice
-            try ChildProcess.launch(process)
+            let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin"], log: logFile)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             let pid = process.processIdentifier
             // The moment its handler is there (a deliberate race with start-up: whichever

@@ -85,6 +85,20 @@ enum ChildProcess {
         try p.run()
     }
 
+    /// `scand` (or `executable`) with `arguments`, its standard error written to `log` (a
+    /// sanitizer's report, ThreadSanitizer's exit 66, is there too), its output discarded;
+    /// started with no signal blocked.
+    static func daemon(_ arguments: [String], log: URL, executable: URL = Run.scand) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try launch(process)
+        return process
+    }
+
     /// SIGTERM, and SIGKILL if it is still there after 3 s.
     static func end(_ p: Process) async {
         guard p.isRunning else { return }
