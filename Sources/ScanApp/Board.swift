@@ -53,7 +53,7 @@ public struct Board {
             let box = try Outbox(path: config.outboxDirectory.map { "\($0)/\(name).outbox" }, capacity: config.outboxCapacity,
                                  policy: config.outboxPolicy)
             lastSequence = max(lastSequence, box.maxSequence)
-            for problem in box.problems { logger.error("\(name) outbox \(box.path ?? ""): \(problem): skipped") }
+            for problem in box.problems { logger.error("\(name) outbox \(box.path ?? ""): \(problem)\(problem.hasPrefix("line ") ? ": skipped" : "")") }
             if !box.pending.isEmpty { logger.notice("\(name): \(box.pending.count) result(s) from before the restart will be sent") }
             return box
         }

@@ -50,7 +50,11 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         let text = String(decoding: data, as: UTF8.self)
         if let token = WebRules.bearer(text) { check(token.utf8.count <= 512, "a token over the bound") }
         check(WebRules.tokenAccepted(text, required: text), "a token not equal to itself")
-        if let address = ListenAddress(text) { check(address.port > 0 && !address.host.isEmpty, "an empty listen address") }
+        if let address = ListenAddress(text) {
+            check(address.port > 0 && !address.host.isEmpty, "an empty listen address")
+            // Canonical: what the server is given parses back to itself.
+            check(ListenAddress(address.description) == address, "a listen address that is not canonical")
+        }
     case .httphead:
         if let head = try? HTTPResponseHead.parse(data, limit: 2048) {
             check((100...599).contains(head.status) && head.bodyOffset <= data.count, "a response head out of bounds")
