@@ -178,19 +178,40 @@ public enum Writers {
     /// A USB HID keyboard gadget (`/dev/hidg0`): the text typed in `layout`, one press and one
     /// release report per character. A character the layout cannot type fails the write (nothing
     /// is typed), so that a wrong code never reaches the host's input field half-typed.
-    public static func hidKeyboard(path: String, layout: KeyboardLayout) -> @Sendable ([UInt8]) throws -> Void {
+    ///
+    /// Each report waits at most `reportTimeout` for the host to take the one before (poll for
+    /// POLLOUT; the gadget's write would block for as long as the host does not poll, asleep or
+    /// not enumerated): the write then fails, and the result is kept and retried, instead of the
+    /// output work (and with it the results behind it and the watchdog) waiting forever.
+    public static func hidKeyboard(path: String, layout: KeyboardLayout,
+                                   reportTimeout: Duration = .seconds(2)) -> @Sendable ([UInt8]) throws -> Void {
         { bytes in
             let (reports, untypable) = layout.reports(for: String(decoding: bytes, as: UTF8.self))
             guard untypable.isEmpty else {
                 throw UndeliverableResult("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
             }
-            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
             guard fd >= 0 else { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "open", device: path, errno: errno,
                                                      hint: "is the USB gadget (g_hid / configfs hid function) set up?") }
             defer { close(fd) }
-            for report in reports {
-                let n = report.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                if n != 8 { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "write", device: path, errno: errno) }
+            let timeoutMs = Int32(min(Double(Int32.max), max(0, reportTimeout / .milliseconds(1))))
+            for (i, report) in reports.enumerated() {
+                while true {
+                    let n = report.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    if n == 8 { break }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n < 0 && errno == EAGAIN else {
+                        throw HardwareError(HardwareError.kind(forErrno: n < 0 ? errno : EIO), operation: "write", device: path, errno: n < 0 ? errno : EIO)
+                    }
+                    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    let ready = poll(&p, 1, timeoutMs)
+                    if ready < 0 && errno == EINTR { continue }
+                    guard ready > 0 else {
+                        throw HardwareError(.timedOut, operation: "poll", device: path, errno: ready < 0 ? errno : ETIMEDOUT,
+                                            summary: "\(path): the host took no report for \(reportTimeout) (\(i / 2) of \(reports.count / 2) characters typed)",
+                                            hint: "is the USB host awake and the gadget enumerated?")
+                    }
+                }
             }
         }
     }

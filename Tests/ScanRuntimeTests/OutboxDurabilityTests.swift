@@ -140,3 +140,54 @@ import Glibc
         #expect(try Outbox(path: path).pending.isEmpty)
     }
 }
+
+/// The HID keyboard output never blocks the output work for good: a host that takes no report
+/// (asleep, not enumerated) fails the write after the report timeout, and the result is kept and
+/// retried. (Before, the gadget's write blocked until the host polled: every result behind it
+/// waited unstored, and with the watchdog pinged after the output work, systemd would restart.)
+@Suite(.serialized) struct HIDWriterTests {
+    /// A FIFO standing in for `/dev/hidg0`, with a reader that reads nothing: one page fits.
+    static func fifo() throws -> (path: String, reader: Int32) {
+        let path = temporaryPath()
+        #expect(mkfifo(path, 0o600) == 0)
+        let reader = open(path, O_RDONLY | O_NONBLOCK)
+        #expect(fcntl(reader, 1031 /* F_SETPIPE_SZ */, 4096) == 4096)
+        return (path, reader)
+    }
+
+    @Test func aHostThatTakesNothingFailsTheWriteAfterTheTimeout() throws {
+        let (path, reader) = try Self.fifo()
+        defer { close(reader); unlink(path) }
+        let write = Writers.hidKeyboard(path: path, layout: .us, reportTimeout: .milliseconds(300))
+        let outcome = Locked<String?>(nil)
+        let text = Array(String(repeating: "a", count: 400).utf8) // 800 reports of 8 bytes: twice the page
+        let thread = Thread { // bounded below: the old writer blocked here for good
+            do { try write(text); outcome.withLock { $0 = "written" } } catch { outcome.withLock { $0 = "\(error)" } }
+        }
+        thread.start()
+        let end = Date().addingTimeInterval(10)
+        while outcome.withLock({ $0 }) == nil && Date() < end { usleep(10_000) }
+        let said = try #require(outcome.withLock { $0 }, "the write returned within 10 s")
+        #expect(said.contains("\(path): the host took no report for 0.3 seconds (256 of 400 characters typed)"), "\(said)")
+    }
+
+    @Test func aHostThatReadsGetsEveryReport() throws {
+        let (path, reader) = try Self.fifo()
+        defer { close(reader); unlink(path) }
+        let got = Locked(0)
+        let done = Locked(false)
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !done.withLock({ $0 }) {
+                let n = read(reader, &buffer, buffer.count)
+                if n > 0 { got.withLock { $0 += n } } else { usleep(1_000) }
+            }
+        }
+        thread.start()
+        defer { done.withLock { $0 = true } }
+        try Writers.hidKeyboard(path: path, layout: .us, reportTimeout: .seconds(5))(Array(String(repeating: "a", count: 400).utf8))
+        let end = Date().addingTimeInterval(5)
+        while got.withLock({ $0 }) < 400 * 2 * 8 && Date() < end { usleep(10_000) }
+        #expect(got.withLock { $0 } == 400 * 2 * 8)
+    }
+}
