@@ -17,6 +17,9 @@ public struct Snapshot: Sendable {
     public var measures: FrameMeasures
     /// What the camera delivers, e.g. `640x480 GREY from /dev/video0`.
     public var capture: String
+    /// Which of the daemon's snapshot decodes made it (`SnapshotGate`: requests that waited for
+    /// the same decode share its number); nil outside the daemon.
+    public var decode: Int?
 
     /// Decodes `frame` inside `viewport` with `decoder` and, when nothing is read, asks
     /// `Guidance` why.
@@ -83,7 +86,8 @@ public struct Snapshot: Sendable {
             + "\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)],"
             + "\"codes\":[\(codes.joined(separator: ","))],"
             + "\"regions\":[\(regions.map { "[\($0.x),\($0.y),\($0.width),\($0.height)]" }.joined(separator: ","))],"
-            + "\"guidance\":[\(advice.map(\.json).joined(separator: ","))],\(measures.jsonFields)}"
+            + "\"guidance\":[\(advice.map(\.json).joined(separator: ","))],\(measures.jsonFields)"
+            + (decode.map { ",\"decode\":\($0)" } ?? "") + "}"
     }
 
     /// `text` with anything the font cannot draw as `?`, cut to `max` characters.
