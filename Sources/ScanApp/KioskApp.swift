@@ -220,7 +220,12 @@ extension SetupBackend {
         return SnapshotGate(limit: snapshotsWaiting) {
             let (frame, tuning, torchOn) = try await runtime.snapshot()
             return try await SnapshotGate.atLowPriority {
-                Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder, torchOn: torchOn, capture: "\(camera.name): \(camera.summary)")
+                var snapshot = Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder, torchOn: torchOn,
+                                        capture: "\(camera.name): \(camera.summary)")
+                // The overlay's PNG once for every request that shares it (an encoding error
+                // is met again, and answered, by the request that asks for it).
+                try? snapshot.prepare()
+                return snapshot
             }
         }
     }

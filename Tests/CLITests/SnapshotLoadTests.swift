@@ -26,7 +26,7 @@ import Glibc
         // 20 loops, each on a thread of its own (blocking sockets), until told to stop.
         let stop = Locked(false)
         let tally = Locked(Tally())
-        let loops = 20
+        let loops = Int(ProcessInfo.processInfo.environment["LOOPS"] ?? "") ?? 20
         let finished = DispatchGroup()
         for _ in 0..<loops {
             finished.enter()

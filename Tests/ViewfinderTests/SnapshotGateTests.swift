@@ -1,4 +1,5 @@
 import Decoding
+import ImageLoading
 import ScanCore
 import ScanHardware
 import Testing
@@ -93,5 +94,22 @@ import Glibc
         #expect(nice == 19)
         // The caller's thread is untouched.
         #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) != 19)
+    }
+
+    @Test func aPreparedSnapshotDrawsAndEncodesOnceAndAChangeDropsIt() throws {
+        let frame = try Frames.sample("code128-small.jpg")
+        let fresh = Snapshot(frame: frame, viewport: Viewport(x: 0.15, y: 0.3, width: 0.7, height: 0.5), decoder: ZBarDecoder(),
+                             torchOn: false, capture: "test camera")
+        var prepared = fresh
+        try prepared.prepare()
+        #expect(prepared.render() == fresh.render())
+        #expect(try prepared.png() == fresh.png(), "the same PNG as drawing it afresh")
+        #expect(try RGBImage.decodePNG(prepared.png()) == fresh.render())
+        #expect(try RGBImage.decodePNG(prepared.png(raw: true)).width == frame.width)
+        // What is drawn changes: drawn again.
+        var changed = prepared
+        changed.capture = "another camera"
+        #expect(changed.render() != prepared.render())
+        #expect(try RGBImage.decodePNG(changed.png()) == changed.render())
     }
 }
