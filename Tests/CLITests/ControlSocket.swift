@@ -18,11 +18,14 @@ enum ControlSocket {
         }
     }
 
-    static func request(_ path: String, _ request: String, body: [UInt8] = []) throws -> Answer {
+    /// No answer within `timeout` seconds (or a connection closed before one).
+    struct NoAnswer: Error {}
+
+    static func request(_ path: String, _ request: String, body: [UInt8] = [], timeout seconds: Int = 10) throws -> Answer {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -50,13 +53,13 @@ enum ControlSocket {
                     .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }), data.count - end - 4 >= length { break }
             }
         }
-        guard let end = SetupPageTests.headEnd(data) else { throw POSIXError(.EPROTO) }
+        guard let end = SetupPageTests.headEnd(data) else { throw NoAnswer() }
         let head = String(decoding: data[..<end], as: UTF8.self)
         return Answer(status: Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0, head: head, body: Array(data[(end + 4)...]))
     }
 
-    static func get(_ path: String, _ target: String) throws -> Answer {
-        try request(path, "GET \(target) HTTP/1.1\r\nHost: scand\r\nConnection: close\r\n\r\n")
+    static func get(_ path: String, _ target: String, timeout: Int = 10) throws -> Answer {
+        try request(path, "GET \(target) HTTP/1.1\r\nHost: scand\r\nConnection: close\r\n\r\n", timeout: timeout)
     }
 
     static func command(_ path: String, _ line: String) throws -> Answer {

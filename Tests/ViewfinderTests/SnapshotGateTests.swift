@@ -10,20 +10,35 @@ import Glibc
 
 /// One snapshot decode at a time, shared by the requests that wait for it; a bounded wait.
 @Suite struct SnapshotGateTests {
-    /// A `make` that waits until the test lets it go, and counts how often it ran.
+    /// A `make` that waits until the test lets it go (a release before it waits lets the next
+    /// one through), and counts how often it ran.
     final class HeldMake: Sendable {
-        private let state = Locked<(runs: Int, release: [CheckedContinuation<Void, Never>], fail: Bool)>((0, [], false))
+        private struct State { var runs = 0; var held: [CheckedContinuation<Void, Never>] = []; var permits = 0; var fail = false }
+        private let state = Locked(State())
 
         var runs: Int { state.withLock { $0.runs } }
-        var waiting: Int { state.withLock { $0.release.count } }
+        var waiting: Int { state.withLock { $0.held.count } }
         func failNext() { state.withLock { $0.fail = true } }
 
         func release() {
-            for c in state.withLock({ s in defer { s.release = [] }; return s.release }) { c.resume() }
+            let held = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+                if s.held.isEmpty { s.permits += 1 }
+                defer { s.held = [] }
+                return s.held
+            }
+            for c in held { c.resume() }
         }
 
         func make() async throws -> Snapshot {
-            await withCheckedContinuation { c in state.withLock { $0.runs += 1; $0.release.append(c) } }
+            await withCheckedContinuation { c in
+                let go = state.withLock { s -> Bool in
+                    s.runs += 1
+                    guard s.permits == 0 else { s.permits -= 1; return true }
+                    s.held.append(c)
+                    return false
+                }
+                if go { c.resume() }
+            }
             if state.withLock({ s in defer { s.fail = false }; return s.fail }) { throw NoCamera() }
             let frame = GrayFrame(width: 32, height: 24, pixels: [UInt8](repeating: 128, count: 32 * 24))
             return Snapshot(frame: frame, viewport: .full, decoder: ZBarDecoder(), torchOn: false, capture: "test")
