@@ -269,7 +269,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         }
     }
 
-    /// An answer on `cmd/reply`, behind the results: held (a few at most) while a result waits
+    /// An answer on `cmd/reply`, behind the results: held (`repliesHeld` at most) while a result waits
     /// or too many replies are in flight, dropped and counted when no room is left.
     private func reply(_ answer: String) {
         let held = state.withLock { s -> Bool in

@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import ScanConfig
 import Delivery
