@@ -35,8 +35,20 @@ public protocol ResultOutput: Sendable {
 public struct OutputCounts: Equatable, Sendable {
     public var notStored = 0
     public var parked = 0
-    public init(notStored: Int = 0, parked: Int = 0) { self.notStored = notStored; self.parked = parked }
-    public static func + (a: Self, b: Self) -> Self { OutputCounts(notStored: a.notStored + b.notStored, parked: a.parked + b.parked) }
+    /// Host commands from a broker refused (`ERR busy`: over the rate, or too many waiting).
+    public var commandsRefused = 0
+    /// Command replies dropped because the broker link was full.
+    public var repliesDropped = 0
+    public init(notStored: Int = 0, parked: Int = 0, commandsRefused: Int = 0, repliesDropped: Int = 0) {
+        self.notStored = notStored
+        self.parked = parked
+        self.commandsRefused = commandsRefused
+        self.repliesDropped = repliesDropped
+    }
+    public static func + (a: Self, b: Self) -> Self {
+        OutputCounts(notStored: a.notStored + b.notStored, parked: a.parked + b.parked, commandsRefused: a.commandsRefused + b.commandsRefused,
+                     repliesDropped: a.repliesDropped + b.repliesDropped)
+    }
 }
 
 extension ResultOutput {

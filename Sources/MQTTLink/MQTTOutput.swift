@@ -19,6 +19,13 @@ import Glibc
 /// wait). A result published but not acknowledged within
 /// `resendAfter` seconds (a connection that died with it in flight) is published again: at least
 /// once, never lost.
+///
+/// Bounded under a flood of commands: at most `commandRate` commands a second are run
+/// (`commandBurst` at once); one over the rate is answered `ERR busy` and not run. Replies wait
+/// for the results: one is published only when no result waits for the broker, and while
+/// `repliesInFlight` replies are unacknowledged the next ones are held, `repliesHeld` at most;
+/// a reply that finds no room is dropped. Both are counted (`counts`: `commandsRefused`,
+/// `repliesDropped`).
 // Unchecked: `client` (a var: its callbacks reach self through a WeakRelay) is set once in init, never after.
 public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public let name: String
@@ -32,8 +39,18 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private let state: Locked<State>
     /// Serialises publishing results (oldest first, one at a time).
     private let sending = Locked(0)
-    /// Held from a result's publish until its message id is recorded.
+    /// Held from a result's or reply's publish until its message id is recorded.
     private let publishing = Locked(0)
+    /// Time for the command rate (seconds since this output was made).
+    private let elapsed: @Sendable () -> Duration
+
+    /// Commands run a second, and at once, before `ERR busy`.
+    public static let commandRate = 10
+    public static let commandBurst = 20
+    /// Replies published and not yet acknowledged by the broker, and replies waiting behind
+    /// those or behind results, at most.
+    public static let repliesInFlight = 8
+    public static let repliesHeld = 64
 
     private struct State {
         var connected = false
@@ -41,8 +58,17 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         /// Published, waiting for PUBACK (by message id).
         var window: AckWindow
         var lastStatus: String?
-        var onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
+        var onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Bool)?
+        var commandRate = TokenBucket(perSecond: MQTTOutput.commandRate, burst: MQTTOutput.commandBurst)
+        var commandsRefused = 0
+        /// When the last refusal was logged (one line a minute at most).
+        var refusalLogged: Duration?
+        /// Replies waiting for their turn, and the ids of those published and not acknowledged.
+        var heldReplies: [[UInt8]] = []
+        var repliesInFlight = Set<Int32>()
+        var repliesDropped = 0
         var onConnection: (@Sendable (MQTTClient.Connection) -> Void)?
+        var onCounts: (@Sendable () -> Void)?
         var statusMid: Int32?
         var goodbye: Int32?
     }
@@ -56,6 +82,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         state = Locked(State(window: AckWindow(resendAfter: resendAfter)))
         self.version = version
         self.logger = logger
+        let start = ContinuousClock.now
+        elapsed = { ContinuousClock.now - start }
         name = "mqtt \(settings.tls ? "mqtts" : "mqtt")://\(settings.host):\(settings.port)"
         var settings = settings
         settings.will = ("\(prefix)/status", Array("{\"online\":false}".utf8))
@@ -70,11 +98,13 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         relay.target = self // before start(): no callback comes earlier
     }
 
-    /// Starts connecting. `onCommand` gets each command line and a function for its answer;
-    /// `onConnection` each change of the connection (for the status).
-    public func start(onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?,
-                      onConnection: (@Sendable (MQTTClient.Connection) -> Void)? = nil) {
-        state.withLock { $0.onCommand = onCommand; $0.onConnection = onConnection }
+    /// Starts connecting. `onCommand` gets each command line within the rate and a function for
+    /// its answer, and says whether it took the command (false: it is answered `ERR busy`);
+    /// `onConnection` each change of the connection, `onCounts` each change of `counts` (for the
+    /// status; under a flood, many a second).
+    public func start(onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Bool)?,
+                      onConnection: (@Sendable (MQTTClient.Connection) -> Void)? = nil, onCounts: (@Sendable () -> Void)? = nil) {
+        state.withLock { $0.onCommand = onCommand; $0.onConnection = onConnection; $0.onCounts = onCounts }
         client.start()
     }
 
@@ -93,7 +123,10 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
 
     public var connection: String? { state.withLock { $0.connection.description } }
     public var pendingCount: Int { outbox.pending.count }
-    public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored) }
+    public var counts: OutputCounts {
+        let (refused, dropped) = state.withLock { ($0.commandsRefused, $0.repliesDropped) }
+        return OutputCounts(notStored: outbox.notStored, commandsRefused: refused, repliesDropped: dropped)
+    }
 
     // MARK: - Results
 
@@ -147,14 +180,18 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         if !due.isEmpty { logger.notice("output \(name): \(due.count) result(s) not acknowledged in \(resendAfter) s, published again") }
         // What was never taken and what is due again, oldest first.
         try flush()
+        publishReplies()
     }
 
     private func acknowledged(_ mid: Int32) {
         let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
+            if s.repliesInFlight.remove(mid) != nil { return nil }
             return s.window.acknowledge(token: mid)
         } }
         if let seq { outbox.done(seq) }
+        // A reply or a result less in the way: the next held reply may go.
+        publishReplies()
     }
 
     // MARK: - Connection, status, events, commands
@@ -166,7 +203,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             // What was in flight is published again, in order, when the connection is back:
             // the first copy of every result arrives in order. (libmosquitto may also resend
             // its own copy: a duplicate, never a loss.)
-            if !s.connected { s.window.forgetAll() }
+            if !s.connected { s.window.forgetAll(); s.repliesInFlight.removeAll() }
             return (s.lastStatus, s.onConnection)
         }
         switch connection {
@@ -177,6 +214,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             }
             if let lastStatus { publishStatus(json: lastStatus, force: true) }
             do { try flush() } catch { logger.debug("output \(name): \(error)") }
+            publishReplies()
         case .connecting:
             break
         case .disconnected(let why):
@@ -208,16 +246,62 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
 
     private func command(_ topic: String, _ payload: [UInt8]) {
         guard topic == "\(prefix)/cmd", let onCommand = state.withLock({ $0.onCommand }) else { return }
-        let reply: @Sendable (String) -> Void = { [weak self] answer in
-            guard let self else { return }
-            _ = self.client.publish("\(self.prefix)/cmd/reply", Array(answer.utf8), qos: 1)
+        let reply: @Sendable (String) -> Void = { [weak self] answer in self?.reply(answer) }
+        // The rate first: a flood of anything, well-formed or not, is a flood.
+        let now = elapsed()
+        let (admitted, logRefusal) = state.withLock { s -> (Bool, Int?) in
+            if s.commandRate.take(at: now) { return (true, nil) }
+            s.commandsRefused += 1
+            guard s.refusalLogged.map({ now - $0 >= .seconds(60) }) ?? true else { return (false, nil) }
+            s.refusalLogged = now
+            return (false, s.commandsRefused)
+        }
+        guard admitted else {
+            countsChanged()
+            if let logRefusal {
+                logger.warning("output \(name): more than \(Self.commandRate) commands a second on \(prefix)/cmd: answered ERR busy and not run (\(logRefusal) refused so far)")
+            }
+            return reply("ERR busy: more than \(Self.commandRate) commands a second; not run")
         }
         // One line of the host command language, checked as every door checks it.
         switch HostCommand.line(from: payload) {
-        case .success(let text): onCommand(text, reply)
+        case .success(let text):
+            if !onCommand(text, reply) {
+                state.withLock { $0.commandsRefused += 1 }
+                countsChanged()
+                reply("ERR busy: too many commands waiting; not run")
+            }
         case .failure(let error): reply("ERR " + error.message)
         }
     }
+
+    /// An answer on `cmd/reply`, behind the results: held (`repliesHeld` at most) while a result waits
+    /// or too many replies are in flight, dropped and counted when no room is left.
+    private func reply(_ answer: String) {
+        let held = state.withLock { s -> Bool in
+            guard s.heldReplies.count < Self.repliesHeld else { s.repliesDropped += 1; return false }
+            s.heldReplies.append(Array(answer.utf8))
+            return true
+        }
+        if held { publishReplies() } else { countsChanged() }
+    }
+
+    /// Publishes the held replies while connected, no result waits (in the outbox: not yet
+    /// published or not yet acknowledged), and fewer than `repliesInFlight` are unacknowledged.
+    private func publishReplies() {
+        publishing.withLock { _ in
+            while state.withLock({ $0.connected && !$0.heldReplies.isEmpty && $0.repliesInFlight.count < Self.repliesInFlight }),
+                  outbox.pending.isEmpty {
+                let next = state.withLock { $0.heldReplies.removeFirst() }
+                switch client.publish("\(prefix)/cmd/reply", next, qos: 1) {
+                case .success(let mid): state.withLock { _ = $0.repliesInFlight.insert(mid) }
+                case .failure: state.withLock { $0.repliesDropped += 1 }; countsChanged()
+                }
+            }
+        }
+    }
+
+    private func countsChanged() { state.withLock { $0.onCounts }?() }
 }
 
 /// A weak reference set once, before any callback can read it.

@@ -1,4 +1,3 @@
-import Dispatch
 import Logging
 import ScanConfig
 import Delivery
@@ -196,25 +195,39 @@ public struct HostCommands: Sendable {
 }
 
 extension SetupBackend {
-    /// What the setup page and the control socket ask of the kiosk.
-    static func kiosk(_ runtime: KioskRuntime, commands: HostCommands) -> SetupBackend {
+    /// What the setup page and the control socket ask of the kiosk. Snapshots go through one
+    /// `SnapshotGate`: one decode at a time, at the lowest priority, shared by the requests that
+    /// wait for it, at most `snapshotsWaiting` of them (one more is answered 503).
+    static func kiosk(_ runtime: KioskRuntime, commands: HostCommands, snapshots: SnapshotGate? = nil) -> SetupBackend {
         let camera = runtime.camera
+        let gate = snapshots ?? snapshotGate(runtime)
         return SetupBackend(
             status: { await runtime.status.json },
             command: { await commands.answer($0) },
-            snapshot: {
-                let (frame, tuning, torchOn) = try await runtime.snapshot()
-                // Decoded off the cooperative pool (deep passes may take a while).
-                return await withCheckedContinuation { c in
-                    DispatchQueue.global(qos: .utility).async {
-                        c.resume(returning: Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder,
-                                                     torchOn: torchOn, capture: "\(camera.name): \(camera.summary)"))
-                    }
-                }
-            },
+            snapshot: { try await gate.snapshot() },
             frame: { await runtime.tap.next(within: .seconds(2)) },
             view: { await runtime.view($0) },
             controls: { try camera.controlSettings() },
             setControl: { try camera.setControl($0, to: $1) })
+    }
+
+    /// Requests that may wait for one snapshot decode.
+    static let snapshotsWaiting = 8
+
+    /// The kiosk's snapshot gate: the next frame, decoded at low priority off the cooperative
+    /// pool (deep passes may take a while).
+    static func snapshotGate(_ runtime: KioskRuntime) -> SnapshotGate {
+        let camera = runtime.camera
+        return SnapshotGate(limit: snapshotsWaiting) {
+            let (frame, tuning, torchOn) = try await runtime.snapshot()
+            return try await SnapshotGate.atLowPriority {
+                var snapshot = Snapshot(frame: frame, viewport: tuning.viewport, decoder: tuning.decoder, torchOn: torchOn,
+                                        capture: "\(camera.name): \(camera.summary)")
+                // The overlay's PNG once for every request that shares it (an encoding error
+                // is met again, and answered, by the request that asks for it).
+                try? snapshot.prepare()
+                return snapshot
+            }
+        }
     }
 }

@@ -55,9 +55,9 @@ final class StatusService: Service {
 }
 
 /// The MQTT link: connected at start; host commands from the command topic answered one at a
-/// time through the host command path (a flood waits in a short queue, and what does not fit
-/// is answered `ERR busy`); at the end `{"online":false}`, the results in flight acknowledged,
-/// goodbye.
+/// time through the host command path (`MQTTOutput` lets 10 a second through, 20 at once; those
+/// wait in a short queue, and what does not fit is answered `ERR busy`); at the end
+/// `{"online":false}`, the results in flight acknowledged, goodbye.
 struct MQTTService: Service {
     let mqtt: MQTTOutput
     let commands: HostCommands?
@@ -72,20 +72,35 @@ struct MQTTService: Service {
 
     func run() async {
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(Self.queue))
-        let onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
+        let onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Bool)?
         if commands == nil { onCommand = nil } else {
+            // False: the queue is full (`MQTTOutput` answers ERR busy and counts it).
             onCommand = { line, reply in
-                if case .dropped = feed.yield(.command(line, reply)) { reply("ERR busy: \(MQTTService.queue) commands are waiting") }
+                if case .dropped = feed.yield(.command(line, reply)) { return false }
+                return true
             }
         }
-        mqtt.start(onCommand: onCommand, onConnection: { _ in feed.yield(.connectionChanged) })
-        for await input in inputs.cancelOnGracefulShutdown() {
-            switch input {
-            case .command(let line, let reply):
-                if let commands { reply(await commands.answer(line)) }
-            case .connectionChanged:
-                await runtime.refreshStatus()
+        // Refused commands and dropped replies reach the status at most once a second.
+        let (countChanges, countChanged) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        mqtt.start(onCommand: onCommand, onConnection: { _ in feed.yield(.connectionChanged) }, onCounts: { countChanged.yield() })
+        let runtime = self.runtime, commands = self.commands
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in countChanges {
+                    await runtime.refreshStatus()
+                    try? await Task.sleep(for: .seconds(1))
+                }
             }
+            for await input in inputs.cancelOnGracefulShutdown() {
+                switch input {
+                case .command(let line, let reply):
+                    if let commands { reply(await commands.answer(line)) }
+                case .connectionChanged:
+                    await runtime.refreshStatus()
+                }
+            }
+            countChanged.finish()
+            group.cancelAll()
         }
         feed.finish()
         mqtt.stop()

@@ -87,6 +87,7 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
             + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
+            + ",\"commandsRefused\":\(outputCounts.commandsRefused),\"repliesDropped\":\(outputCounts.repliesDropped)"
             + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
             + ",\"guidance\":[" + guidance.map(\.json).joined(separator: ",") + "]"
             + ",\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)]}"

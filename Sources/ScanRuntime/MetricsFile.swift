@@ -28,6 +28,8 @@ public enum MetricsFile {
         metric("pending_results", "gauge", "Results waiting in output outboxes.", "\(s.pendingResults)")
         metric("results_not_stored_total", "counter", "Results an outbox file could not take (kept in memory and sent).", "\(s.outputCounts.notStored)")
         metric("results_parked_total", "counter", "Results an output can never carry (e.g. untypable on the HID layout), set aside.", "\(s.outputCounts.parked)")
+        metric("commands_refused_total", "counter", "Host commands from the MQTT broker answered ERR busy and not run (over 10 a second, or too many waiting).", "\(s.outputCounts.commandsRefused)")
+        metric("replies_dropped_total", "counter", "Replies to MQTT commands dropped because the broker link was full.", "\(s.outputCounts.repliesDropped)")
         out += "# HELP scand_camera_state Camera state (1 for the current one).\n# TYPE scand_camera_state gauge\n"
         for state in ["starting", "available", "unavailable", "in-use", "permission-denied", "disconnected"] {
             out += "scand_camera_state{state=\"\(state)\"} \(state == s.camera.name ? 1 : 0)\n"

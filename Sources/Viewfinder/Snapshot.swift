@@ -7,16 +7,28 @@ import ScanHardware
 /// regions it could not read, guidance and measures. `render()` draws it for a person; `json`
 /// says it for a program. Used by `scand snapshot` and the setup page.
 public struct Snapshot: Sendable {
-    public var frame: GrayFrame
-    public var viewport: Viewport
+    public var frame: GrayFrame { didSet { prepared = nil } }
+    public var viewport: Viewport { didSet { prepared = nil } }
     /// Codes read inside the viewport, nearest its centre first.
-    public var symbols: [Symbol]
+    public var symbols: [Symbol] { didSet { prepared = nil } }
     /// Code-like regions seen when nothing was read (frame pixels, largest first).
-    public var regions: [PixelRect]
-    public var advice: [Advice]
-    public var measures: FrameMeasures
+    public var regions: [PixelRect] { didSet { prepared = nil } }
+    public var advice: [Advice] { didSet { prepared = nil } }
+    public var measures: FrameMeasures { didSet { prepared = nil } }
     /// What the camera delivers, e.g. `640x480 GREY from /dev/video0`.
-    public var capture: String
+    public var capture: String { didSet { prepared = nil } }
+    /// Which of the daemon's snapshot decodes made it (`SnapshotGate`: requests that waited for
+    /// the same decode share its number); nil outside the daemon.
+    public var decode: Int?
+    /// The overlay drawn and encoded once (`prepare()`), shared by every copy; a change to what
+    /// is drawn drops it.
+    private var prepared: Prepared?
+
+    private final class Prepared: Sendable {
+        let image: RGBImage
+        let png: [UInt8]
+        init(image: RGBImage, png: [UInt8]) { self.image = image; self.png = png }
+    }
 
     /// Decodes `frame` inside `viewport` with `decoder` and, when nothing is read, asks
     /// `Guidance` why.
@@ -44,7 +56,23 @@ public struct Snapshot: Sendable {
     /// The frame in colour with the viewport (blue), each read code's outline (green) with its
     /// symbology and text, unread code-like regions (orange), guidance (yellow, top) and a status
     /// line (bottom): capture, brightness, focus, blown-out share.
-    public func render() -> RGBImage {
+    public func render() -> RGBImage { prepared?.image ?? draw() }
+
+    /// Draws and encodes the overlay now, once for every request that shares this snapshot
+    /// (`SnapshotGate` does it on its low-priority thread).
+    public mutating func prepare() throws(ImageLoadError) {
+        let image = draw()
+        prepared = Prepared(image: image, png: try image.png())
+    }
+
+    /// The PNG of the overlay (`render()`; made once when prepared), or with `raw` of the frame only.
+    public func png(raw: Bool = false) throws(ImageLoadError) -> [UInt8] {
+        if raw { return try ImageEncoding.png(frame) }
+        if let prepared { return prepared.png }
+        return try render().png()
+    }
+
+    private func draw() -> RGBImage {
         var image = RGBImage(gray: frame)
         let scale = frame.width >= 640 ? 2 : 1
         let thick = frame.width >= 640 ? 2 : 1
@@ -83,7 +111,8 @@ public struct Snapshot: Sendable {
             + "\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)],"
             + "\"codes\":[\(codes.joined(separator: ","))],"
             + "\"regions\":[\(regions.map { "[\($0.x),\($0.y),\($0.width),\($0.height)]" }.joined(separator: ","))],"
-            + "\"guidance\":[\(advice.map(\.json).joined(separator: ","))],\(measures.jsonFields)}"
+            + "\"guidance\":[\(advice.map(\.json).joined(separator: ","))],\(measures.jsonFields)"
+            + (decode.map { ",\"decode\":\($0)" } ?? "") + "}"
     }
 
     /// `text` with anything the font cannot draw as `?`, cut to `max` characters.

@@ -28,7 +28,8 @@ struct Status: ParsableCommand {
 
     static let fields = ["camera", "cameraDetail", "torch", "torchMode", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
                          "torchOn", "torchAutoOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
-                         "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked"]
+                         "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked",
+                         "commandsRefused", "repliesDropped"]
 
     func run() throws {
         let (bytes, source, fromFile) = try statusJSON()
