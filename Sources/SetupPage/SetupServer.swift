@@ -178,7 +178,9 @@ public final class SetupServer: Sendable {
                         return channel.eventLoop.makeSucceededVoidFuture()
                     }
                     channel.closeFuture.whenComplete { _ in connections.leave(channel) }
-                    try sync.addHandler(RequestGuard())
+                    // A connection being closed (its answer sent, its input dropped for a moment)
+                    // no longer counts against the cap.
+                    try sync.addHandler(RequestGuard(closing: { connections.leave(channel) }))
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try sync.addHandler(HTTPResponseEncoder())
                     try sync.addHandler(HTTPServerPipelineHandler())
@@ -442,12 +444,25 @@ final class RequestGuard: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private var limits = RequestHeadLimits()
+    private let closing: () -> Void
     private var held: ByteBuffer?
     /// Requests released whole and not answered yet.
     private var outstanding = 0
     private var discarding = false
     private var timer: Scheduled<Void>?
     private var timerIsIdle = false
+
+    /// `closing`: called once the connection is on its way out.
+    init(closing: @escaping () -> Void) {
+        self.closing = closing
+    }
+
+    private func discard() {
+        if !discarding { closing() }
+        discarding = true
+        held = nil
+        cancelTimer()
+    }
 
     func channelActive(context: ChannelHandlerContext) {
         arm(context, idle: false)
@@ -511,9 +526,7 @@ final class RequestGuard: ChannelDuplexHandler {
         }
         switch event {
         case .discard:
-            discarding = true
-            held = nil
-            cancelTimer()
+            discard()
         case .answered:
             outstanding = max(0, outstanding - 1)
             if outstanding == 0 && !limits.isMidRequest && !discarding { arm(context, idle: true) }
@@ -522,9 +535,7 @@ final class RequestGuard: ChannelDuplexHandler {
     }
 
     private func refuse(_ context: ChannelHandlerContext, status: Int, text: String) {
-        discarding = true
-        held = nil
-        cancelTimer()
+        discard()
         guard outstanding == 0 else {
             context.close(promise: nil) // an answer is being written: no second one into it
             return
@@ -554,7 +565,7 @@ final class RequestGuard: ChannelDuplexHandler {
         if !timerIsIdle && limits.isMidRequest {
             refuse(context, status: 408, text: "ERR 408: the request did not come whole within \(SetupServer.requestDeadline.nanoseconds / 1_000_000_000) s")
         } else if outstanding == 0 {
-            discarding = true
+            discard()
             context.close(promise: nil)
         }
     }
