@@ -74,7 +74,10 @@ public struct SetupBackend: Sendable {
 /// lines and 32 KiB of head (431), a body of at most 4 KiB with Content-Length (413, 411),
 /// each checked on the bytes before the HTTP parser sees them (`RequestHeadLimits`); a request
 /// whole within 5 s of its first byte (408) and at most 30 s idle between requests; at most 32
-/// connections a listener (503 to one more), 8 preview viewers and 16 event streams (503).
+/// connections a listener (503 to one more), 8 preview viewers and 16 event streams (503). A
+/// stream (`/api/events`, `/preview.mjpeg`) writes its next piece only when the last one left
+/// (a viewer that does not read misses frames, nothing queues) and ends a client that took
+/// nothing for 30 s.
 /// Every error answer is text starting with `ERR`; after one that leaves a body unread the
 /// connection is closed. The server runs on its own SwiftNIO event-loop thread, never on the
 /// kiosk's; a failed `accept` (EMFILE, ENFILE) is retried after a growing pause (50 ms to 2 s).
@@ -636,16 +639,17 @@ final class RequestHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        // The parser refused the bytes (not HTTP): answer if nothing is being answered, then close.
+        // The parser refused the bytes (not HTTP/1.1): answered (the pipeline handler holds the
+        // error until an earlier answer is out), then closed.
         guard !closing else { return }
-        if head == nil || answered {
-            context.close(promise: nil)
+        if answered {
             closing = true
+            context.close(promise: nil)
             return
         }
-        let h = head!
         answered = true
-        write(.error(WebError(400, "not an HTTP/1.1 request")), for: h, close: true, context)
+        write(.error(WebError(400, "not an HTTP/1.1 request")), for: head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"),
+              close: true, context)
     }
 
     private func admit(_ h: HTTPRequestHead, _ context: ChannelHandlerContext) -> WebError? {
@@ -713,9 +717,13 @@ final class RequestHandler: ChannelInboundHandler {
     }
 
     /// Writes `source` to `channel`, each piece after the one before has left; ends the response
-    /// and the connection when the source ends or a write fails.
+    /// and the connection when the source ends, a write fails or one does not leave within
+    /// `idleDeadline` (a client that stopped reading).
     static func pump(_ source: SetupServer.StreamSource, to channel: Channel) async {
         func send(_ bytes: [UInt8]) async -> Bool {
+            // A client that takes nothing for `idleDeadline` is cut off (its slot freed).
+            let stalled = channel.eventLoop.scheduleTask(in: SetupServer.idleDeadline) { channel.close(promise: nil) }
+            defer { stalled.cancel() }
             do {
                 try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: bytes))))
                 return true

@@ -280,6 +280,8 @@ import Glibc
         }
         let own = try SetupPageTests.http(port: d.port, "GET /api/results HTTP/1.1\r\nHost: localhost:\(d.port)\r\nConnection: close\r\n\r\n")
         #expect(own.status == 200, "localhost names the loopback listener too")
+        let garbage = try SetupPageTests.http(port: d.port, "HELLO THERE\r\n\r\n")
+        #expect(garbage.status == 400 && garbage.text.hasPrefix("ERR 400"), "every error answer starts with ERR: \(garbage.status) \(garbage.text)")
     }
 
     // MARK: - Item 8: stalled viewers
