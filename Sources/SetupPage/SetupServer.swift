@@ -642,7 +642,8 @@ final class RequestHandler: ChannelInboundHandler {
         // The parser refused the bytes (not HTTP/1.1): answered (the pipeline handler holds the
         // error until an earlier answer is out), then closed.
         guard !closing else { return }
-        if answered {
+        // Anything else (a reset, a broken pipe), or an error after an answer: closed.
+        guard error is HTTPParserError, !answered else {
             closing = true
             context.close(promise: nil)
             return

@@ -282,6 +282,17 @@ import Glibc
         #expect(own.status == 200, "localhost names the loopback listener too")
         let garbage = try SetupPageTests.http(port: d.port, "HELLO THERE\r\n\r\n")
         #expect(garbage.status == 400 && garbage.text.hasPrefix("ERR 400"), "every error answer starts with ERR: \(garbage.status) \(garbage.text)")
+        // Clients that reset their connection mid-request or after sending too much: closed, the daemon serves on.
+        for request in ["GET /api/status HTTP/1.1\r\nHo", "GET / HTTP/1.1\r\n\(Self.host(d.port))" + String(repeating: "a: b\r\n", count: 200)] {
+            guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); continue }
+            _ = await Self.sendAll(fd, Array(request.utf8), seconds: 2)
+            try await Task.sleep(for: .milliseconds(100))
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            close(fd)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(d.process.isRunning && (try? SetupPageTests.get(d.port, "/api/status"))?.status == 200, "\(d.logText.suffix(800))")
     }
 
     // MARK: - Item 8: stalled viewers
