@@ -165,8 +165,8 @@ import Glibc
         guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
         defer { close(fd) }
         var flood = Array("GET / HTTP/1.1\r\n\(Self.host(d.port))".utf8)
-        flood.reserveCapacity(6_100_000)
-        for _ in 0..<1_000_000 { flood += [0x61, 0x3A, 0x20, 0x62, 0x0D, 0x0A] } // "a: b\r\n"
+        flood.reserveCapacity(13_000_000)
+        for i in 0..<1_000_000 { flood += Array("h\(i): b\r\n".utf8) } // distinct names: none replaces another
         let sent = await Self.sendAll(fd, flood, seconds: 20)
         let answer = await Self.answer(fd, within: 5)
         let grown = d.rssKB - before
