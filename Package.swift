@@ -15,8 +15,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        // The setup page and the control socket (HTTP): FlyingFox, small and quick to build.
-        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The setup page and the control socket (HTTP): SwiftNIO's event loop and llhttp parser
+        // (NIOCore, NIOPosix, NIOHTTP1: no Foundation).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // System libraries: module maps plus small headers for what Swift cannot import.
@@ -80,12 +81,11 @@ let package = Package(
             name: "SetupPage",
             dependencies: [
                 "ScanCore", "ScanHardware", "ScanConfig", "Viewfinder", "ImageLoading",
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // FlyingFox's proxy handler imports FoundationNetworking, which needs libcurl
-            // (libcurl4-openssl-dev) when the Swift libraries are linked statically.
-            linkerSettings: [.linkedLibrary("curl")]
+            ]
         ),
         .target(
             name: "MQTTLink",
@@ -118,7 +118,8 @@ let package = Package(
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanHardware", "Delivery"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
         .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
-        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanConfig", "ScanCore", "ScanHardware", "KioskTestKit"]),
+        .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanConfig", "ScanCore", "ScanHardware", "KioskTestKit", "POSIX",
+                                                  .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(

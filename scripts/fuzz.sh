@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=30
-targets="toml config set host payload format outbox image frame json mqtturl web httphead"
+targets="toml config set host payload format outbox image frame json mqtturl web httphead httpreq"
 jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -26,7 +26,7 @@ stamp="$B/stamp"
 # Delivery's pure parts (formats, the HID tables, the outbox reader) as a module of their own:
 # the rest of Delivery needs swift-log, which these targets do without.
 delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
-sources=$(ls Sources/POSIX/*.swift Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift \
+sources=$(ls Sources/POSIX/*.swift Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift Sources/SetupPage/RequestHeadLimits.swift \
   Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \
   Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift Tests/Fuzz/*.swift scripts/fuzz.sh)
@@ -52,7 +52,7 @@ MAP
   module Delivery $delivery
   module ScanConfig
   module ImageLoading
-  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift \
+  swiftc "${san[@]}" -module-name ScanFuzz Tests/Fuzz/FuzzTargets.swift Sources/SetupPage/WebRules.swift Sources/SetupPage/RequestHeadLimits.swift Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift \
     Sources/Decoding/IntegralImage.swift Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift \
     Sources/Decoding/BarcodeDecoder.swift Sources/Decoding/EdgeSpread.swift Sources/Decoding/FrameCondition.swift Sources/Decoding/PlaneDeconvolution.swift -L "$B" \
     -lImageLoading -lScanConfig -lDelivery -lScanCore -lScanHardware -lPOSIX "$B/codecs.o" -lpng16 -ljpeg -o "$B/scand-fuzz" \

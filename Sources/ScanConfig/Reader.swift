@@ -237,7 +237,8 @@ struct Reader {
         let control = table(top["control"], "control", allowed: ["socket"])
         let cs = string(control, "control.socket", default: c.controlSocket ?? "")
         c.controlSocket = cs.isEmpty ? nil : cs
-        if cs.utf8.count > 100 { fail("control.socket", "a Unix socket path has at most 100 bytes; this one has \(cs.utf8.count)") }
+        // 103: SwiftNIO's portable limit for a Unix socket address (Linux's sun_path holds 107).
+        if cs.utf8.count > 103 { fail("control.socket", "a Unix socket path has at most 103 bytes; this one has \(cs.utf8.count)") }
         let web = table(top["web"], "web", allowed: ["listen", "token"])
         let listen = string(web, "web.listen", default: "")
         let token = string(web, "web.token", default: "")

@@ -8,6 +8,8 @@ public final class EventHub: Sendable {
     public static let backlog = 256
     /// Results kept for `GET /api/results`.
     public static let keptResults = 20
+    /// Pages that may watch the events at once (`subscribeIfRoom`).
+    public static let maxSubscribers = 16
 
     private struct State {
         var subscribers: [Int: AsyncStream<String>.Continuation] = [:]
@@ -43,13 +45,20 @@ public final class EventHub: Sendable {
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// Events from now on, until the consumer stops iterating or falls `backlog` behind.
-    public func subscribe() -> AsyncStream<String> {
+    public func subscribe() -> AsyncStream<String> { subscribe(limit: nil)! }
+
+    /// As `subscribe()`, or nil when `maxSubscribers` pages already watch.
+    public func subscribeIfRoom() -> AsyncStream<String>? { subscribe(limit: Self.maxSubscribers) }
+
+    private func subscribe(limit: Int?) -> AsyncStream<String>? {
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.backlog))
-        let id = state.withLock { s -> Int in
+        let id = state.withLock { s -> Int? in
+            if let limit, s.subscribers.count >= limit { return nil }
             s.nextID += 1
             s.subscribers[s.nextID] = continuation
             return s.nextID
         }
+        guard let id else { return nil }
         continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) } }
         return stream
     }

@@ -5,7 +5,10 @@ import ScanHardware
 /// The setup page's live preview: JPEG frames at most `fps` a second, encoded on a thread of
 /// their own, and only while at least one page watches (the camera is asked for frames only
 /// then). Each watcher gets the newest JPEG; a slow one skips frames, never holds others up.
+/// At most `maxViewers` watch through `watchIfRoom`.
 public final class Preview: Sendable {
+    /// Pages that may watch at once (the setup page answers 503 to more).
+    public static let maxViewers = 8
     public let fps: Int
     private let frames: @Sendable () async -> GrayFrame?
     private let view: @Sendable (Bool) async -> Void
@@ -33,14 +36,22 @@ public final class Preview: Sendable {
     public var encodedCount: Int { state.withLock { $0.encoded } }
     public var watcherCount: Int { state.withLock { $0.watchers.count } }
 
-    /// JPEG frames from now on, until the consumer stops iterating.
-    public func watch() -> AsyncStream<[UInt8]> {
+    /// JPEG frames from now on, until the consumer stops iterating (only the newest one waits
+    /// for a consumer that is slow).
+    public func watch() -> AsyncStream<[UInt8]> { watch(limit: nil)! }
+
+    /// As `watch()`, or nil when `maxViewers` already watch.
+    public func watchIfRoom() -> AsyncStream<[UInt8]>? { watch(limit: Self.maxViewers) }
+
+    private func watch(limit: Int?) -> AsyncStream<[UInt8]>? {
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(1))
-        let (id, start) = state.withLock { s -> (Int, Bool) in
+        let joined = state.withLock { s -> (Int, Bool)? in
+            if let limit, s.watchers.count >= limit { return nil }
             s.nextID += 1
             s.watchers[s.nextID] = continuation
             return (s.nextID, s.task == nil)
         }
+        guard let (id, start) = joined else { return nil }
         continuation.onTermination = { [weak self] _ in self?.leave(id) }
         if start { startEncoding() }
         return stream

@@ -1,9 +1,11 @@
-import FlyingFox
-import FlyingSocks
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ImageLoading
 import Logging
-import ScanConfig
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import ScanCore
 import ScanHardware
 import Viewfinder
@@ -54,14 +56,46 @@ public struct SetupBackend: Sendable {
 /// | `GET /snapshot.png` | the next frame with the overlay (`?raw=1`: the frame only); header `X-Scand-Snapshot`: its JSON |
 /// | `GET /preview.mjpeg` | the live preview, at most 5 frames a second |
 ///
-/// On a TCP listener with a token, every request needs it (`Authorization: Bearer TOKEN` or
-/// `?token=TOKEN`); without a token only loopback clients are served. Over the web, `SET` of keys
-/// naming files, paths or devices is refused.
+/// Who may ask, on the TCP listener (checked on the request's head, before any body is read;
+/// `WebRules.admit`):
+/// - `Host` must name the listen address with its port (on a loopback listener also
+///   `localhost`, `127.0.0.1` or `[::1]`; on a wildcard one any name, a token being required
+///   there): otherwise 421 (a DNS-rebinding page is not served).
+/// - Without `web.token` only loopback clients are served (403); with one, every request needs
+///   it (`Authorization: Bearer TOKEN` or `?token=TOKEN`, 401).
+/// - A `POST`, and any request for a command or data endpoint (`/api/*`, `/snapshot.png`,
+///   `/preview.mjpeg`), from a page of another origin (its `Origin`, or lacking one its
+///   `Referer`, is not this listener) is refused (403): a cross-site form cannot send
+///   `SET scan.trigger=continuous`. Requests with neither header (curl, scripts) pass.
+/// - Over the web, `SET` of keys naming files, paths or devices is refused (403).
+/// The control socket is for local programs: its file mode (0660) decides, no other check.
+///
+/// Limits, on both doors: a request line or header line of at most 8 KiB, at most 100 header
+/// lines and 32 KiB of head (431), a body of at most 4 KiB with Content-Length (413, 411),
+/// each checked on the bytes before the HTTP parser sees them (`RequestHeadLimits`); a request
+/// whole within 5 s of its first byte (408) and at most 30 s idle between requests; at most 32
+/// connections a listener (503 to one more), 8 preview viewers and 16 event streams (503). A
+/// stream (`/api/events`, `/preview.mjpeg`) writes its next piece only when the last one left
+/// (a viewer that does not read misses frames, nothing queues) and ends a client that took
+/// nothing for 30 s.
+/// Every error answer is text starting with `ERR`; after one that leaves a body unread the
+/// connection is closed. The server runs on its own SwiftNIO event-loop thread, never on the
+/// kiosk's; a failed `accept` (EMFILE, ENFILE) is retried after a growing pause (50 ms to 2 s).
 public final class SetupServer: Sendable {
     let backend: SetupBackend
     let events: EventHub
     let preview: Preview
     let logger: Logger
+
+    /// Connections a listener serves at once; one more is answered 503 and closed.
+    public static let maxConnections = 32
+    /// A request must be whole this long after its first byte (and a new connection's first request after accept).
+    public static let requestDeadline = TimeAmount.seconds(5)
+    /// A kept-alive connection may wait this long for its next request.
+    public static let idleDeadline = TimeAmount.seconds(30)
+    /// The longest Unix socket path (NIO's `SocketAddress` keeps to 103 bytes, the portable
+    /// limit, though Linux's `sun_path` holds 107).
+    public static let maxSocketPath = 103
 
     public init(backend: SetupBackend, events: EventHub, logger: Logger) {
         self.backend = backend
@@ -70,21 +104,22 @@ public final class SetupServer: Sendable {
         preview = Preview(frames: backend.frame, view: backend.view)
     }
 
-    /// Serves on TCP `host`:`port` until cancelled. `token`: required of every request (nil:
-    /// none, and then only loopback clients are served).
+    /// Serves on TCP `host`:`port` until cancelled. `host`: a numeric IPv4 or IPv6 literal or
+    /// `localhost`. `token`: required of every request (nil: none, and then only loopback clients
+    /// are served).
     public func serve(host: String, port: UInt16, token: String?) async throws {
-        let address: any SocketAddress = host.contains(":") ? try sockaddr_in6.inet6(ip6: host, port: port)
-                                                            : try sockaddr_in.inet(ip4: host == "localhost" ? "127.0.0.1" : host, port: port)
-        let server = HTTPServer(config: .init(address: address, timeout: 10, logger: .disabled),
-                                handler: Handler(server: self, token: token, trusted: false))
-        try await server.run()
+        let address = try SocketAddress(ipAddress: host == "localhost" ? "127.0.0.1" : host, port: Int(port))
+        let door = Door.tcp(WebRules.Listener(host: host, port: port, token: token))
+        try await run(door: door, bind: { $0.serverChannelOption(.socketOption(.so_reuseaddr), value: 1).bind(to: address) }, bound: {})
     }
 
-    /// Serves on the Unix socket at `path` until cancelled (its file mode decides who may ask:
-    /// 0660, the service's group). A stale socket there is replaced; any other file is left alone.
+    /// Serves on the Unix socket at `path` (at most `maxSocketPath` bytes) until cancelled (its
+    /// file mode decides who may ask: 0660, the service's group). A stale socket there is
+    /// replaced; any other file is left alone; the socket is removed at the end.
     public func serve(unixPath path: String) async throws {
-        // FlyingSocks cuts longer paths short (and would bind elsewhere).
-        guard path.utf8.count <= 100 else { throw WebError(500, "control socket \(path): longer than 100 bytes") }
+        guard path.utf8.count <= Self.maxSocketPath else {
+            throw WebError(500, "control socket \(path): longer than \(Self.maxSocketPath) bytes (choose a shorter control.socket)")
+        }
         var st = stat()
         if lstat(path, &st) == 0 {
             guard st.st_mode & S_IFMT == S_IFSOCK else {
@@ -92,146 +127,159 @@ public final class SetupServer: Sendable {
             }
             unlink(path)
         }
-        let server = HTTPServer(config: .init(address: sockaddr_un.unix(path: path), timeout: 10, logger: .disabled),
-                                handler: Handler(server: self, token: nil, trusted: true))
-        let chmodder = Task {
-            try? await server.waitUntilListening(timeout: 5)
-            chmod(path, 0o660)
-        }
         defer {
-            chmodder.cancel()
             var st = stat()
             if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
         }
-        try await server.run()
+        try await run(door: .unix, bind: { $0.bind(unixDomainSocketPath: path) }, bound: { chmod(path, 0o660) })
     }
 
-    /// Requests of one listener.
-    struct Handler: HTTPHandler {
-        let server: SetupServer
-        let token: String?
-        /// The Unix socket: its file mode already decided.
-        let trusted: Bool
+    enum Door: Sendable {
+        case tcp(WebRules.Listener)
+        /// The control socket: its file mode already decided.
+        case unix
+    }
 
-        func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-            do {
-                try admit(request)
-                return try await server.respond(to: request)
-            } catch {
-                return Self.text(error.status, error.reason)
+    private func run(door: Door, bind: (ServerBootstrap) -> EventLoopFuture<Channel>, bound: () -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let connections = Connections()
+        do {
+            let channel = try await bind(bootstrap(group, door: door, connections: connections)).get()
+            bound()
+            try await withTaskCancellationHandler {
+                try await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
             }
+        } catch {
+            connections.closeAll()
+            try? await group.shutdownGracefully()
+            throw error
         }
+        connections.closeAll()
+        try? await group.shutdownGracefully()
+    }
 
-        private func admit(_ request: HTTPRequest) throws(WebError) {
-            guard !trusted else { return }
-            if token == nil {
-                switch request.remoteAddress {
-                case .ip4(let ip, _) where ListenAddress.isLoopback(ip): return
-                case .ip6(let ip, _) where ListenAddress.isLoopback(ip): return
-                default: throw WebError(403, "only loopback clients are served without web.token")
-                }
+    private func bootstrap(_ group: EventLoopGroup, door: Door, connections: Connections) -> ServerBootstrap {
+        let server = self, logger = self.logger
+        return ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 128)
+            .serverChannelInitializer { channel in
+                let pause = AcceptPause()
+                do {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(backoffProvider: { _ in pause.next() }))
+                    try channel.pipeline.syncOperations.addHandler(AcceptWatch(pause: pause, logger: logger))
+                } catch { return channel.eventLoop.makeFailedFuture(error) }
+                return channel.eventLoop.makeSucceededVoidFuture()
             }
-            let presented = WebRules.bearer(request.headers[.authorization]) ?? request.query["token"]
-            guard WebRules.tokenAccepted(presented, required: token) else {
-                throw WebError(401, presented == nil ? "a token is required (Authorization: Bearer TOKEN or ?token=TOKEN)" : "wrong token")
+            .childChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                do {
+                    let sync = channel.pipeline.syncOperations
+                    guard connections.enter(channel) else {
+                        try sync.addHandler(Refuser(status: 503, text: "ERR 503: the setup page serves \(Self.maxConnections) connections at once; try again"))
+                        return channel.eventLoop.makeSucceededVoidFuture()
+                    }
+                    channel.closeFuture.whenComplete { _ in connections.leave(channel) }
+                    // A connection being closed (its answer sent, its input dropped for a moment)
+                    // no longer counts against the cap.
+                    try sync.addHandler(RequestGuard(closing: { connections.leave(channel) }))
+                    try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                    try sync.addHandler(HTTPResponseEncoder())
+                    try sync.addHandler(HTTPServerPipelineHandler())
+                    try sync.addHandler(RequestHandler(server: server, door: door))
+                } catch { return channel.eventLoop.makeFailedFuture(error) }
+                return channel.eventLoop.makeSucceededVoidFuture()
             }
-        }
-
-        static func text(_ status: Int, _ body: String) -> HTTPResponse {
-            HTTPResponse(statusCode: HTTPStatusCode(status, phrase: phrase(status)),
-                         headers: [.contentType: "text/plain; charset=utf-8", .init("Cache-Control"): "no-store"],
-                         body: Data((body + "\n").utf8))
-        }
-
-        static func phrase(_ status: Int) -> String {
-            switch status {
-            case 200: "OK"
-            case 400: "Bad Request"
-            case 401: "Unauthorized"
-            case 403: "Forbidden"
-            case 404: "Not Found"
-            case 405: "Method Not Allowed"
-            case 413: "Content Too Large"
-            case 503: "Service Unavailable"
-            default: "Error"
-            }
-        }
     }
 
     // MARK: - Endpoints
 
-    func respond(to request: HTTPRequest) async throws(WebError) -> HTTPResponse {
+    struct Request: Sendable {
+        var method: HTTPMethod
+        var path: String
+        var query: Substring
+        var body: [UInt8]
+    }
+
+    enum Reply: Sendable {
+        case whole(status: Int, type: String, body: [UInt8], headers: [(String, String)])
+        case stream(type: String, first: [UInt8], source: StreamSource)
+
+        static func text(_ status: Int, _ text: String) -> Reply {
+            .whole(status: status, type: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: [])
+        }
+        static func error(_ error: WebError) -> Reply { text(error.status, WebRules.errorText(error)) }
+    }
+
+    enum StreamSource: Sendable {
+        case events(AsyncStream<String>)
+        case frames(AsyncStream<[UInt8]>)
+    }
+
+    func respond(to request: Request) async -> Reply {
+        do { return try await route(request) } catch { return .error(error) }
+    }
+
+    private func route(_ request: Request) async throws(WebError) -> Reply {
         let get = request.method == .GET || request.method == .HEAD, post = request.method == .POST
         switch request.path {
         case "/", "/index.html":
             guard get else { throw Self.methodNotAllowed("GET") }
-            return Self.body(200, "text/html; charset=utf-8", Array(SetupPageHTML.page.utf8))
+            return .whole(status: 200, type: "text/html; charset=utf-8", body: Array(SetupPageHTML.page.utf8), headers: [])
         case "/api/status":
             guard get else { throw Self.methodNotAllowed("GET") }
-            return Self.body(200, "application/json", Array(await backend.status().utf8))
+            return .whole(status: 200, type: "application/json", body: Array(await backend.status().utf8), headers: [])
         case "/api/results":
             guard get else { throw Self.methodNotAllowed("GET") }
-            return Self.body(200, "application/json", Array(("[" + events.results.joined(separator: ",") + "]").utf8))
+            return .whole(status: 200, type: "application/json", body: Array(("[" + events.results.joined(separator: ",") + "]").utf8), headers: [])
         case "/api/events":
             guard get else { throw Self.methodNotAllowed("GET") }
-            return eventStream()
+            guard let stream = events.subscribeIfRoom() else {
+                throw WebError(503, "\(EventHub.maxSubscribers) pages already watch the events; close one")
+            }
+            return .stream(type: "text/event-stream", first: Array(": scand events\n\n".utf8), source: .events(stream))
         case "/api/command":
             guard post else { throw Self.methodNotAllowed("POST") }
-            let line = try WebRules.command(from: try await Self.readBody(request)).get()
+            let line = try WebRules.command(from: request.body).get()
             let answer = await backend.command(line)
-            return Handler.text(answer.hasPrefix("OK") ? 200 : 400, answer)
+            return .text(answer.hasPrefix("OK") ? 200 : 400, answer)
         case "/api/controls":
             if get {
                 do {
                     let controls = try await backend.controls()
-                    return Self.body(200, "application/json", Array(("[" + controls.map(Self.json).joined(separator: ",") + "]").utf8))
+                    return .whole(status: 200, type: "application/json", body: Array(("[" + controls.map(Self.json).joined(separator: ",") + "]").utf8), headers: [])
                 } catch { throw WebError(503, "\(error)") }
             }
             guard post else { throw Self.methodNotAllowed("GET, POST") }
-            let (name, value) = try WebRules.control(from: try await Self.readBody(request)).get()
+            let (name, value) = try WebRules.control(from: request.body).get()
             do { try await backend.setControl(name, value) } catch { throw WebError(400, "\(error)") }
             let toml = "\(name) = \(value)"
             logger.notice("camera control \(toml) set from the setup page (not saved: add it under [camera.controls])")
-            return Self.body(200, "application/json", Array("{\"name\":\(JSONText.string(name)),\"value\":\(value),\"toml\":\(JSONText.string(toml))}".utf8))
+            return .whole(status: 200, type: "application/json",
+                          body: Array("{\"name\":\(JSONText.string(name)),\"value\":\(value),\"toml\":\(JSONText.string(toml))}".utf8), headers: [])
         case "/snapshot.png":
             guard get else { throw Self.methodNotAllowed("GET") }
             let snapshot: Snapshot
             do { snapshot = try await backend.snapshot() } catch { throw WebError(503, "\(error)") }
-            let raw = request.query["raw"].map { $0 == "1" || $0 == "true" } ?? false
+            let raw = WebRules.query(request.query, "raw").map { $0 == "1" || $0 == "true" } ?? false
             let png: [UInt8]
-            do { png = raw ? try ImageEncoding.png(snapshot.frame) : try snapshot.render().png() } catch { throw WebError(500, "\(error)") }
-            var response = Self.body(200, "image/png", png)
-            response.headers[.init("X-Scand-Snapshot")] = Self.ascii(snapshot.json)
-            return response
+            do { png = try snapshot.png(raw: raw) } catch { throw WebError(500, "\(error)") }
+            return .whole(status: 200, type: "image/png", body: png, headers: [("X-Scand-Snapshot", Self.ascii(snapshot.json))])
         case "/preview.mjpeg":
             guard get else { throw Self.methodNotAllowed("GET") }
-            return previewStream()
+            guard let frames = preview.watchIfRoom() else {
+                throw WebError(503, "\(Preview.maxViewers) pages already watch the preview; close one")
+            }
+            return .stream(type: "multipart/x-mixed-replace; boundary=\(Self.boundary)", first: [], source: .frames(frames))
         default:
-            throw WebError(404, "no such page: \(String(request.path.prefix(100)))")
+            throw WebError(404, "no such page: \(WebRules.printable(String(request.path.prefix(100))))")
         }
     }
+
+    static let boundary = "scandframe"
 
     static func methodNotAllowed(_ allowed: String) -> WebError { WebError(405, "method not allowed here; use \(allowed)") }
-
-    static func body(_ status: Int, _ type: String, _ bytes: [UInt8]) -> HTTPResponse {
-        HTTPResponse(statusCode: HTTPStatusCode(status, phrase: Handler.phrase(status)),
-                     headers: [.contentType: type, .init("Cache-Control"): "no-store"], body: Data(bytes))
-    }
-
-    /// The body, refused (413) beyond `WebRules.maxBody` without reading the rest.
-    static func readBody(_ request: HTTPRequest) async throws(WebError) -> [UInt8] {
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > WebRules.maxBody {
-            throw WebError(413, "body of \(length) bytes; at most \(WebRules.maxBody)")
-        }
-        var out: [UInt8] = []
-        do {
-            for try await chunk in request.bodySequence {
-                out += chunk
-                if out.count > WebRules.maxBody { throw WebError(413, "body over \(WebRules.maxBody) bytes") }
-            }
-        } catch let error as WebError { throw error } catch { throw WebError(400, "body not read: \(error)") }
-        return out
-    }
 
     static func json(_ c: CameraControlSetting) -> String {
         "{\"name\":\(JSONText.string(c.name)),\"min\":\(c.minimum),\"max\":\(c.maximum),\"step\":\(c.step),"
@@ -250,60 +298,450 @@ public final class SetupServer: Sendable {
         return out
     }
 
-    private func eventStream() -> HTTPResponse {
-        let stream = events.subscribe()
-        let bytes = ChunkSequence(stream.map { Array("data: \($0)\n\n".utf8) }, first: Array(": scand events\n\n".utf8))
-        return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/event-stream", .init("Cache-Control"): "no-store"],
-                            body: HTTPBodySequence(from: bytes))
+    static func phrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 411: "Length Required"
+        case 413: "Content Too Large"
+        case 421: "Misdirected Request"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: "Error"
+        }
     }
 
-    private func previewStream() -> HTTPResponse {
-        let boundary = "scandframe"
-        let frames = preview.watch().map { jpeg in
-            Array("--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8) + jpeg + Array("\r\n".utf8)
-        }
-        return HTTPResponse(statusCode: .ok,
-                            headers: [.contentType: "multipart/x-mixed-replace; boundary=\(boundary)", .init("Cache-Control"): "no-store"],
-                            body: HTTPBodySequence(from: ChunkSequence(frames, first: [])))
+    /// A whole answer as bytes, for the handlers that answer before (or instead of) the HTTP
+    /// parser: the connection is closed after it.
+    static func rawAnswer(_ status: Int, _ text: String) -> [UInt8] {
+        let body = Array((text + "\n").utf8)
+        return Array("HTTP/1.1 \(status) \(phrase(status))\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n".utf8) + body
     }
 }
 
-/// An async sequence of byte chunks as FlyingFox's body stream (sent chunked).
-struct ChunkSequence: AsyncBufferedSequence, Sendable {
-    typealias Element = UInt8
-    let chunks: AsyncStream<[UInt8]>
-    let first: [UInt8]
+// MARK: - Connections
 
-    init<S: AsyncSequence & Sendable>(_ source: S, first: [UInt8]) where S.Element == [UInt8] {
-        self.first = first
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(4))
-        let pump = Task {
-            do { for try await chunk in source { continuation.yield(chunk) } } catch {}
-            continuation.finish()
+/// The connections of one listener: at most `SetupServer.maxConnections`, all closed at the end.
+final class Connections: Sendable {
+    private let open = Locked<[ObjectIdentifier: Channel]>([:])
+
+    func enter(_ channel: Channel) -> Bool {
+        open.withLock { open in
+            guard open.count < SetupServer.maxConnections else { return false }
+            open[ObjectIdentifier(channel)] = channel
+            return true
         }
-        continuation.onTermination = { _ in pump.cancel() }
-        chunks = stream
     }
 
-    func makeAsyncIterator() -> Iterator { Iterator(chunks: chunks.makeAsyncIterator(), pending: first[...]) }
+    func leave(_ channel: Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        var chunks: AsyncStream<[UInt8]>.Iterator
-        var pending: ArraySlice<UInt8>
+    func closeAll() {
+        for channel in open.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+    }
+}
 
-        mutating func next() async throws -> UInt8? {
-            guard let buffer = try await nextBuffer(suggested: 1) else { return nil }
-            return buffer.first
+/// The pause before the next `accept` after one failed (EMFILE, ENFILE, ...): 50 ms, doubling to
+/// 2 s, back to 50 ms once a connection is accepted. Used on the listener's event loop only.
+final class AcceptPause {
+    private var pause = TimeAmount.milliseconds(50)
+    var failures = 0
+
+    func next() -> TimeAmount {
+        failures += 1
+        defer { pause = min(pause * 2, .seconds(2)) }
+        return pause
+    }
+
+    func reset() {
+        pause = .milliseconds(50)
+        failures = 0
+    }
+}
+
+@available(*, unavailable)
+extension AcceptPause: Sendable {}
+
+/// Logs a failed `accept` (the first of a run, and then every 100th) and resets the pause when
+/// a connection comes; the listener itself stays (NIO's `AcceptBackoffHandler` pauses reading).
+final class AcceptWatch: ChannelInboundHandler {
+    typealias InboundIn = Channel
+    let pause: AcceptPause
+    let logger: Logger
+
+    init(pause: AcceptPause, logger: Logger) {
+        self.pause = pause
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if pause.failures > 0 {
+            logger.notice("setup page: accepting connections again after \(pause.failures) failed accepts")
+            pause.reset()
         }
+        context.fireChannelRead(data)
+    }
 
-        mutating func nextBuffer(suggested count: Int) async throws -> ArraySlice<UInt8>? {
-            while pending.isEmpty {
-                guard let chunk = await chunks.next() else { return nil }
-                pending = chunk[...]
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if pause.failures == 1 || pause.failures % 100 == 0 {
+            logger.warning("setup page: accept failed (\(error)); retrying after a pause")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension AcceptWatch: Sendable {}
+
+/// Closes a connection after its answer: output first (the answer reaches the client), input
+/// read and dropped for up to 2 s (so the client sees the answer, not a reset), then all.
+func closeAfterAnswer(_ context: ChannelHandlerContext) {
+    context.close(mode: .output, promise: nil)
+    let context = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.value.eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { context.value.close(promise: nil) }
+}
+
+/// Answers a connection over the cap and closes it.
+final class Refuser: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let status: Int
+    let text: String
+
+    init(status: Int, text: String) {
+        self.status = status
+        self.text = text
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: SetupServer.rawAnswer(status, text)))).assumeIsolated()
+            .whenComplete { _ in closeAfterAnswer(bound.value) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {} // dropped
+}
+
+@available(*, unavailable)
+extension Refuser: Sendable {}
+
+/// What the request handler tells the guard (outbound user events).
+enum GuardEvent {
+    /// A response ended and the connection stays.
+    case answered
+    /// The connection ends after the answer being written: drop what comes in.
+    case discard
+}
+
+/// The bytes of a connection before the HTTP parser: `RequestHeadLimits` on every byte, the
+/// request deadline (5 s from a request's first byte, or from accept) and the idle deadline
+/// (30 s between requests; none while a response is being written).
+final class RequestGuard: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var limits = RequestHeadLimits()
+    private let closing: () -> Void
+    private var held: ByteBuffer?
+    /// Requests released whole and not answered yet.
+    private var outstanding = 0
+    private var discarding = false
+    private var timer: Scheduled<Void>?
+    private var timerIsIdle = false
+
+    /// `closing`: called once the connection is on its way out.
+    init(closing: @escaping () -> Void) {
+        self.closing = closing
+    }
+
+    private func discard() {
+        if !discarding { closing() }
+        discarding = true
+        held = nil
+        cancelTimer()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context, idle: false)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !discarding else { return }
+        var buffer = unwrapInboundIn(data)
+        let wasMid = limits.isMidRequest
+        var releaseEnd = 0, completed = 0
+        var refusal: RequestHeadLimits.Refusal?
+        buffer.withUnsafeReadableBytes { bytes in
+            for i in 0..<bytes.count {
+                switch limits.consume(bytes[i]) {
+                case .hold: continue
+                case .release(let done):
+                    releaseEnd = i + 1
+                    if done { completed += 1 }
+                case .refuse(let r):
+                    refusal = r
+                    return
+                }
             }
-            let n = Swift.min(Swift.max(1, count), pending.count)
-            defer { pending = pending.dropFirst(n) }
-            return pending.prefix(n)
+        }
+        if let refusal {
+            refuse(context, status: refusal.status, text: "ERR \(refusal.status): \(refusal.reason)")
+            return
+        }
+        outstanding += completed
+        let total = buffer.readableBytes
+        var out: ByteBuffer?
+        if releaseEnd > 0 {
+            out = held ?? context.channel.allocator.buffer(capacity: releaseEnd)
+            held = nil
+            var part = buffer.readSlice(length: releaseEnd)!
+            out!.writeBuffer(&part)
+        }
+        if releaseEnd < total {
+            if held == nil { held = context.channel.allocator.buffer(capacity: total - releaseEnd) }
+            held!.writeBuffer(&buffer)
+        }
+        if limits.isMidRequest {
+            if !wasMid || completed > 0 { arm(context, idle: false) } // a new request began: its deadline
+        } else if completed > 0 {
+            cancelTimer()
+        }
+        if let out { context.fireChannelRead(wrapInboundOut(out)) }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let event = event as? GuardEvent else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        switch event {
+        case .discard:
+            discard()
+        case .answered:
+            outstanding = max(0, outstanding - 1)
+            if outstanding == 0 && !limits.isMidRequest && !discarding { arm(context, idle: true) }
+        }
+        promise?.succeed()
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, status: Int, text: String) {
+        discard()
+        guard outstanding == 0 else {
+            context.close(promise: nil) // an answer is being written: no second one into it
+            return
+        }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: SetupServer.rawAnswer(status, text)))).assumeIsolated()
+            .whenComplete { _ in closeAfterAnswer(bound.value) }
+    }
+
+    private func arm(_ context: ChannelHandlerContext, idle: Bool) {
+        timer?.cancel()
+        timerIsIdle = idle
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: idle ? SetupServer.idleDeadline : SetupServer.requestDeadline) {
+            let (handler, context) = bound.value
+            handler.expired(context)
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func expired(_ context: ChannelHandlerContext) {
+        timer = nil
+        if !timerIsIdle && limits.isMidRequest {
+            refuse(context, status: 408, text: "ERR 408: the request did not come whole within \(SetupServer.requestDeadline.nanoseconds / 1_000_000_000) s")
+        } else if outstanding == 0 {
+            discard()
+            context.close(promise: nil)
         }
     }
 }
+
+@available(*, unavailable)
+extension RequestGuard: Sendable {}
+
+/// One connection's requests, after the parser: who may ask (on the head), the endpoint (on the
+/// backend, off the event loop), the answer written back; a stream written one piece at a time,
+/// each only after the one before it left (a client that does not read gets pieces dropped, not
+/// queued).
+final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let server: SetupServer
+    let door: SetupServer.Door
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    /// Answered on its head (refused): the rest of the request is ignored.
+    private var answered = false
+    private var closing = false
+    private var pump: Task<Void, Never>?
+
+    init(server: SetupServer, door: SetupServer.Door) {
+        self.server = server
+        self.door = door
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pump?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = []
+            answered = false
+            if let refusal = admit(h, context) {
+                answered = true
+                // A body announced and not read: the connection ends after the answer.
+                let bodyLeft = (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+                write(.error(refusal), for: h, close: bodyLeft || !h.isKeepAlive, context)
+            }
+        case .body(var part):
+            guard head != nil, !answered else { return }
+            if body.count + part.readableBytes <= RequestHeadLimits.maxBody { body += part.readBytes(length: part.readableBytes) ?? [] }
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            if answered { return }
+            let (path, query) = Self.split(h.uri)
+            let request = SetupServer.Request(method: h.method, path: path, query: query, body: body)
+            body = []
+            let server = self.server
+            let promise = context.eventLoop.makePromise(of: SetupServer.Reply.self)
+            promise.completeWithTask { await server.respond(to: request) }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            promise.futureResult.assumeIsolated().whenSuccess { reply in
+                let (handler, context) = bound.value
+                handler.write(reply, for: h, close: !h.isKeepAlive, context)
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // The parser refused the bytes (not HTTP/1.1): answered (the pipeline handler holds the
+        // error until an earlier answer is out), then closed.
+        guard !closing else { return }
+        // Anything else (a reset, a broken pipe), or an error after an answer: closed.
+        guard error is HTTPParserError, !answered else {
+            closing = true
+            context.close(promise: nil)
+            return
+        }
+        answered = true
+        write(.error(WebError(400, "not an HTTP/1.1 request")), for: head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"),
+              close: true, context)
+    }
+
+    private func admit(_ h: HTTPRequestHead, _ context: ChannelHandlerContext) -> WebError? {
+        guard case .tcp(let listener) = door else { return nil }
+        let (path, query) = Self.split(h.uri)
+        func one(_ name: String, twice: String) -> String? {
+            let values = h.headers[name]
+            return values.count > 1 ? twice : values.first
+        }
+        let peer = context.channel.remoteAddress?.ipAddress ?? ""
+        let facts = WebRules.Head(method: h.method.rawValue, path: path, host: one("host", twice: ""), origin: one("origin", twice: "null"),
+                                  referer: one("referer", twice: "null"), authorization: h.headers.first(name: "authorization"),
+                                  queryToken: WebRules.query(query, "token"), peerIsLoopback: WebRules.isLoopbackIP(peer))
+        return WebRules.admit(facts, at: listener)
+    }
+
+    static func split(_ uri: String) -> (path: String, query: Substring) {
+        guard let q = uri.firstIndex(of: "?") else { return (uri, "") }
+        return (String(uri[..<q]), uri[uri.index(after: q)...])
+    }
+
+    private func write(_ reply: SetupServer.Reply, for h: HTTPRequestHead, close: Bool, _ context: ChannelHandlerContext) {
+        guard context.channel.isActive, !closing else { return }
+        if close {
+            closing = true
+            context.triggerUserOutboundEvent(GuardEvent.discard, promise: nil)
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Control", value: "no-store")
+        if close { headers.add(name: "Connection", value: "close") }
+        switch reply {
+        case .whole(let status, let type, let bytes, let extra):
+            headers.add(name: "Content-Type", value: type)
+            headers.add(name: "Content-Length", value: String(bytes.count))
+            for (name, value) in extra { headers.add(name: name, value: value) }
+            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status, reasonPhrase: SetupServer.phrase(status)), headers: headers))), promise: nil)
+            if h.method != .HEAD && !bytes.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+            }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+                if close { closeAfterAnswer(bound.value) } else { bound.value.triggerUserOutboundEvent(GuardEvent.answered, promise: nil) }
+            }
+        case .stream(let type, let first, let source):
+            headers.add(name: "Content-Type", value: type)
+            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            if !first.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: first)))), promise: nil) }
+            context.flush()
+            guard h.method != .HEAD else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                closing = true
+                context.triggerUserOutboundEvent(GuardEvent.discard, promise: nil)
+                closeAfterAnswer(context)
+                return
+            }
+            // A stream ends the connection when it ends.
+            closing = true
+            let channel = context.channel
+            pump = Self.startPump(source, to: channel)
+        }
+    }
+
+    static func startPump(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
+        Task { await pump(source, to: channel) }
+    }
+
+    /// Writes `source` to `channel`, each piece after the one before has left; ends the response
+    /// and the connection when the source ends, a write fails or one does not leave within
+    /// `idleDeadline` (a client that stopped reading).
+    static func pump(_ source: SetupServer.StreamSource, to channel: Channel) async {
+        func send(_ bytes: [UInt8]) async -> Bool {
+            // A client that takes nothing for `idleDeadline` is cut off (its slot freed).
+            let stalled = channel.eventLoop.scheduleTask(in: SetupServer.idleDeadline) { channel.close(promise: nil) }
+            defer { stalled.cancel() }
+            do {
+                try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: bytes))))
+                return true
+            } catch { return false }
+        }
+        switch source {
+        case .events(let stream):
+            for await line in stream { guard await send(Array("data: \(line)\n\n".utf8)) else { break } }
+        case .frames(let stream):
+            for await jpeg in stream {
+                let part = Array("--\(SetupServer.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8) + jpeg + Array("\r\n".utf8)
+                guard await send(part) else { break }
+            }
+        }
+        channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+@available(*, unavailable)
+extension RequestHandler: Sendable {}

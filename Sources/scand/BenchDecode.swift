@@ -112,7 +112,7 @@ struct DecodeBench: ParsableCommand {
     }
 
     func writeCSV(_ all: [(String, [Outcome])], to path: String) throws {
-        func field(_ s: String) -> String { s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s }
+        func field(_ s: String) -> String { s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" }) ? "\"" + s.split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\"" : s }
         var text = "decoder,file,symbology,difficulty,verdict,ms\n"
         for (name, outcomes) in all {
             for o in outcomes {

@@ -59,7 +59,7 @@ import Glibc
             guard await logged("scand started") else { return false }
             let socket = dir.appendingPathComponent("control.sock").path
             return await Poll.until {
-                FileManager.default.fileExists(atPath: socket) && (try? SetupPageTests.http(port: port, "GET /api/status HTTP/1.1\r\nHost: x\r\n\r\n")) != nil
+                FileManager.default.fileExists(atPath: socket) && (try? SetupPageTests.get(port, "/api/status")) != nil
             }
         }
 
@@ -188,11 +188,11 @@ import Glibc
     }
 
     static func get(_ port: UInt16, _ path: String, headers: String = "") throws -> Answer {
-        try http(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(headers)\r\n")
+        try http(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\(headers)\r\n")
     }
 
     static func post(_ port: UInt16, _ path: String, _ body: [UInt8], headers: String = "") throws -> Answer {
-        try http(port: port, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\(headers)\r\n", body: body)
+        try http(port: port, "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\(headers)\r\n", body: body)
     }
 
     /// The viewport's pixel rectangle in a 640x480 frame.
@@ -298,7 +298,7 @@ import Glibc
         // Bad requests: a status and a reason, and the daemon lives.
         let cases: [(Answer, Int, String)] = [
             (try Self.get(port, "/nothing-here"), 404, "no such page"),
-            (try Self.http(port: port, "PUT /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"), 405, "use GET"),
+            (try Self.http(port: port, "PUT /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n"), 405, "use GET"),
             (try Self.post(port, "/api/command", []), 400, "ERR empty command"),
             (try Self.post(port, "/api/command", [0x54, 0x00, 0xFF, 0x0A]), 400, "ERR only printable ASCII is accepted"),
             (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 400, "ERR line too long (at most 256 bytes)"),
@@ -360,7 +360,7 @@ import Glibc
         var stalled: [Int32] = []
         for path in ["/preview.mjpeg", "/api/events", "/preview.mjpeg", "/api/events"] {
             guard let fd = Self.connectTCP(daemon.port, receiveBuffer: 1024) else { Issue.record("no connection"); return }
-            _ = "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            _ = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(daemon.port)\r\n\r\n".withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
             stalled.append(fd)
         }
         defer { for fd in stalled { close(fd) } }

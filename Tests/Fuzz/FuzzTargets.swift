@@ -13,7 +13,7 @@ import Glibc
 #endif
 
 enum FuzzTarget: String, CaseIterable {
-    case toml, config, set, host, payload, format, outbox, image, frame, json, mqtturl, web, httphead
+    case toml, config, set, host, payload, format, outbox, image, frame, json, mqtturl, web, httphead, httpreq
 }
 
 let target: FuzzTarget = {
@@ -59,6 +59,37 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
         if let head = try? HTTPResponseHead.parse(data, limit: 2048) {
             check((100...599).contains(head.status) && head.bodyOffset <= data.count, "a response head out of bounds")
         }
+    case .httpreq:
+        // The setup page's request bytes before the HTTP parser: the limits hold on any bytes
+        // (nothing held past the head limit, a released request never over its limits, a refusal
+        // final); and the Host/Origin rules on the first two NUL-separated parts.
+        var limits = RequestHeadLimits()
+        var held = 0, refused: RequestHeadLimits.Refusal?
+        for b in data {
+            let step = limits.consume(b)
+            if let refused { check(step == .refuse(refused), "a byte passed after a refusal"); continue }
+            switch step {
+            case .hold: held += 1
+            case .release: held = 0
+            case .refuse(let r): refused = r
+            }
+            check(held <= RequestHeadLimits.maxHead, "more than a head's limit held")
+        }
+        let parts = data.split(separator: 0, maxSplits: 2, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let listener = WebRules.Listener(host: "127.0.0.1", port: 8080, token: nil)
+        let host = parts[0], origin = parts.count > 1 ? parts[1] : nil
+        if WebRules.hostAccepted(host, at: listener) {
+            let a = WebRules.authority(host)
+            check(a?.port == 8080 && listener.names.contains(a?.name ?? "-"), "a foreign Host accepted: \(host)")
+        }
+        let head = WebRules.Head(method: "POST", path: "/api/command", host: host, origin: origin, referer: nil, authorization: nil,
+                                 queryToken: nil, peerIsLoopback: true)
+        if WebRules.admit(head, at: listener) == nil, let origin {
+            check(origin.lowercased().hasPrefix("http://"), "a POST admitted from origin \(origin)")
+            let a = WebRules.authority(String(origin.dropFirst(7)))
+            check(a?.port == 8080 && listener.names.contains(a?.name ?? "-"), "a POST admitted from a foreign origin \(origin)")
+        }
+        check(WebRules.errorText(WebError(400, host)).hasPrefix("ERR"), "an error text not starting with ERR")
     case .toml:
         // No trap, no hang (libFuzzer's -timeout), bounded memory (-rss_limit_mb); agreement
         // with the reference parser is ScanConfigTests' differential test, over these seeds too.

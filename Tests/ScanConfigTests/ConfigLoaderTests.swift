@@ -295,7 +295,8 @@ import Testing
         #expect(errors("[web]\nlisten = \"0.0.0.0:80\"").contains { $0.contains("web.listen: 0.0.0.0:80 is not a loopback address: set web.token too") })
         #expect(errors("[web]\nlisten = \"127.0.0.1:80\"\ntoken = \"has space in it 1234\"").contains { $0.contains("web.token: must be 16 to 256") })
         #expect(errors("[web]\nlisten = \"localhost\"").contains { $0.contains("is not a listen address: no port") })
-        #expect(errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 100) + "\"").contains { $0.contains("at most 100 bytes") })
+        #expect(errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 100) + "\"").contains { $0.contains("at most 103 bytes") })
+        #expect(!errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 98) + "\"").contains { $0.contains("control.socket") }, "103 bytes")
         #expect(errors("[web]\nport = 80").contains { $0.contains("port") })
     }
 }
