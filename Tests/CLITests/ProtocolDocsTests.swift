@@ -11,7 +11,7 @@ import Testing
     static func answers() throws -> [(row: String, pattern: NSRegularExpression)] {
         let text = try String(contentsOf: Fixture.repo.appendingPathComponent(page), encoding: .utf8)
         guard let start = text.range(of: "\n## Answers\n") else { throw DocError("\(page) has no ## Answers section") }
-        let section = text[start.upperBound...].prefix { true }.components(separatedBy: "\n## ").first ?? ""
+        let section = String(text[start.upperBound...]).components(separatedBy: "\n## ").first ?? ""
         var rows: [(String, NSRegularExpression)] = []
         for line in section.split(separator: "\n") where line.hasPrefix("| `") {
             let cell = line.dropFirst(3).prefix { $0 != "`" }
