@@ -41,6 +41,7 @@ libs=$(cd "$shlibs" && dpkg-shlibdeps -O "$root/usr/bin/scand" | sed -n 's/^shli
 rm -rf "$shlibs"
 [ -n "$libs" ] || { echo "build-deb: dpkg-shlibdeps found no libraries" >&2; exit 1; }
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+(cd "$root" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: scand
 Version: $version
@@ -51,9 +52,10 @@ Depends: $libs, adduser, passwd
 Section: misc
 Priority: optional
 Description: barcode and QR scanner daemon for kiosk boards
- scand reads barcodes and QR codes from a V4L2 camera on a button press (GPIO through
- libgpiod), lights a torch LED, beeps, and sends each result over a serial port, a USB HID
- keyboard gadget or stdout, with a durable outbox, host commands and Prometheus metrics.
+ scand reads barcodes and QR codes from a V4L2 camera on a button press
+ (GPIO through libgpiod), lights a torch LED, beeps, and sends each result
+ over a serial port, a USB HID keyboard gadget, MQTT or stdout, with a
+ durable outbox, host commands, a setup page and Prometheus metrics.
 CONTROL
 mkdir -p "$out"
 dpkg-deb --root-owner-group --build "$root" "$out/scand_${version}_${arch}.deb" >/dev/null

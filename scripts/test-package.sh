@@ -16,8 +16,8 @@ files=$(dpkg-deb --contents "$deb" | awk '{print $6}')
 for f in ./usr/bin/scand ./etc/scand/scand.toml ./lib/systemd/system/scand.service ./lib/udev/rules.d/99-scand.rules \
          ./usr/share/scand/boards/raspberry-pi-4.toml ./usr/share/scand/boards/raspberry-pi-5.toml \
          ./usr/share/doc/scand/copyright ./usr/share/doc/scand/hardware.md ./usr/share/doc/scand/docs/configuration.md \
-         ./usr/share/scand/systemd/network.conf ./usr/share/man/man1/scand.1.gz ./usr/share/man/man1/scand.run.1.gz \
-         ./usr/share/man/man1/scand.decode.1.gz ./usr/share/man/man1/scand.check-config.1.gz; do
+         ./usr/share/scand/systemd/network.conf ./usr/share/man/man1/scand.1.gz ./usr/share/man/man1/scand-run.1.gz \
+         ./usr/share/man/man1/scand-decode.1.gz ./usr/share/man/man1/scand-check-config.1.gz; do
   check "contains $f" 'grep -qx "$f" <<<"$files"'
 done
 check "control names the libraries" '( for l in libc6 libstdc++6 libgcc-s1 libzbar0 libespeak-ng1 libmosquitto1 libcurl4; do dpkg-deb --field "$deb" Depends | grep -q "$l" || exit 1; done )'
@@ -60,7 +60,7 @@ if [ "$(id -u)" -eq 0 ]; then
   apt=(apt-get -o DPkg::Lock::Timeout=300 -y -qq)
   DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "$deb" >/dev/null 2>&1
   check "the package installs" 'dpkg-query -W -f="\${Status}" scand | grep -q "install ok installed"'
-  check "man scand works after installing" 'MANPAGER=cat man scand 2>/dev/null | grep -q "scand run" && MANPAGER=cat man scand.run 2>/dev/null | grep -q -- "--config"'
+  check "man scand works after installing" 'MANPAGER=cat man scand 2>/dev/null | grep -q "scand run" && MANPAGER=cat man scand-run 2>/dev/null | grep -q -- "--config"'
   wants=/etc/systemd/system/multi-user.target.wants/scand.service
   check "enabled on the first install" '[ -L "$wants" ]'
   systemctl disable scand.service >/dev/null 2>&1 || rm -f "$wants"
