@@ -24,7 +24,7 @@ check "control names the libraries" '( for l in libc6 libstdc++6 libgcc-s1 libzb
 check "maintainer scripts call no systemctl but daemon-reload" '! dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postinst ./prerm ./postrm | grep -v "^ *#" | grep "systemctl" | grep -qv daemon-reload'
 check "purge keeps the system user" '! dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./postrm | grep -q deluser'
 # lintian: no error and no warning; a tag the package overrides must say why (a comment above it).
-lintian_out=$(lintian --no-tag-display-limit "$deb" 2>&1)
+lintian_out=$(lintian --tag-display-limit 0 "$deb" 2>&1)
 echo "$lintian_out" | sed 's/^/lintian: /'
 check "lintian reports no error or warning" '! grep -qE "^[EW]: " <<<"$lintian_out"'
 check "every lintian override has a reason" '( dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/share/lintian/overrides/scand 2>/dev/null || true ) | awk "/^#/ {r=1; next} /^[^#]/ {if (!r) exit 1; r=0}"'
@@ -53,14 +53,14 @@ net_exposure=$(systemd-analyze security --offline=yes "$out/net/scand.service" 2
 echo "package: systemd-analyze security: ${exposure:-?} (default unit), ${net_exposure:-?} (with the network drop-in)"
 check "default unit exposure at most 1.0" 'awk -v e="${exposure:-9}" "BEGIN { exit !(e <= 1.0) }"'
 check "the docs state the measured exposure" 'tr "\n" " " < docs/deploying.md | grep -q "rates it \*\*${exposure} " && tr "\n" " " < docs/deploying.md | grep -q "rated \*\*${net_exposure} "'
-check "man page scand.1 renders from the package" 'MANPAGER=cat man -l "$root/usr/share/man/man1/scand.1.gz" 2>/dev/null | grep -q "scand run"'
+check "man page scand.1 renders from the package" 'MANPAGER=cat man -l "$root/usr/share/man/man1/scand.1.gz" 2>/dev/null | grep -q "scand-run(1)"'
 if [ "$(id -u)" -eq 0 ]; then
   # Installed as an admin would: man, enable on the first install only, disable respected,
   # purge keeps the user. Leaves the machine without the package.
   apt=(apt-get -o DPkg::Lock::Timeout=300 -y -qq)
   DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "$deb" >/dev/null 2>&1
   check "the package installs" 'dpkg-query -W -f="\${Status}" scand | grep -q "install ok installed"'
-  check "man scand works after installing" 'MANPAGER=cat man scand 2>/dev/null | grep -q "scand run" && MANPAGER=cat man scand-run 2>/dev/null | grep -q -- "--config"'
+  check "man scand works after installing" 'MANPAGER=cat man scand 2>/dev/null | grep -q "scand-run(1)" && MANPAGER=cat man scand-run 2>/dev/null | grep -q -- "--config"'
   wants=/etc/systemd/system/multi-user.target.wants/scand.service
   check "enabled on the first install" '[ -L "$wants" ]'
   systemctl disable scand.service >/dev/null 2>&1 || rm -f "$wants"
