@@ -12,6 +12,9 @@ struct Reader {
     var errors: [ConfigError] = []
     /// Whether the speech engine has a voice; nil: not checked.
     var knownVoice: ((String) -> Bool)?
+    /// Every table this reader looked into, with the keys it knows there (nil: any name, as in
+    /// `[symbology]`): the reader's own list of keys, for `ConfigLoader.knownTables`.
+    var tablesRead: [String: [String]?] = [:]
 
     init(file: String, lines: LineIndex, boardsDirectory: String) {
         self.file = file
@@ -309,6 +312,7 @@ struct Reader {
     // MARK: - Typed access
 
     mutating func table(_ value: ConfigValue?, _ key: String, allowed: [String]?) -> [String: ConfigValue] {
+        tablesRead[key] = .some(allowed)
         guard let value else { return [:] }
         guard case .table(let t) = value else { fail(key, "must be a table, not \(value.typeName)"); return [:] }
         if let allowed {
