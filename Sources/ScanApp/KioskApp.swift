@@ -163,7 +163,7 @@ public final class KioskApp: Sendable {
             patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone,
                                                            entryBeep: f.entryBeep)
             tuning = Board.tuning(config, hasTorchLine: board.hardware.torch != nil)
-            outputs = board.outputs + [LogOutput(logger: logger)]
+            outputs = board.outputs + [LogOutput(logger: logger, payloads: config.logPayloads)]
             firstSequence = board.lastSequence + 1
             keepStreaming = config.camera.keepStreaming
         }

@@ -56,7 +56,7 @@ final class StatusService: Service {
 
 /// The MQTT link: connected at start; host commands from the command topic answered one at a
 /// time through the host command path (a flood waits in a short queue, and what does not fit
-/// is answered `ERR busy`); at the end `{"online":false}`, the results in flight acknowledged,
+/// is answered `ERR <COMMAND>: busy`); at the end `{"online":false}`, the results in flight acknowledged,
 /// goodbye.
 struct MQTTService: Service {
     let mqtt: MQTTOutput
@@ -75,7 +75,7 @@ struct MQTTService: Service {
         let onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Void)?
         if commands == nil { onCommand = nil } else {
             onCommand = { line, reply in
-                if case .dropped = feed.yield(.command(line, reply)) { reply("ERR busy: \(MQTTService.queue) commands are waiting") }
+                if case .dropped = feed.yield(.command(line, reply)) { reply(HostCommandError(HostCommand.word(line), "busy: \(MQTTService.queue) commands are waiting; try again").answer) }
             }
         }
         mqtt.start(onCommand: onCommand, onConnection: { _ in feed.yield(.connectionChanged) })

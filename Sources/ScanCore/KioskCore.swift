@@ -245,24 +245,24 @@ public struct KioskCore: Sendable {
             return streamActions(stream.duty(duty, watchFPS: watchFPS))
         case .feedback(let feedback, let flash):
             let p = player.patterns
-            return [.log(.info, "feedback \(feedback.rawValue)")]
+            return [.log(.debug, "feedback \(feedback.rawValue)")]
                 + event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
                                      "tone_hz": p.tone[feedback].map(String.init) ?? "null",
                                      "flash": Pattern.stepsJSON(flash ? p.ledFlash[feedback] : nil), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
                 + lines(player.feedback(feedback, flash: flash, now: now))
         case .announce(let id, let announcement):
             let text = phrases.text(for: announcement)
-            var actions: [Action] = [.log(.info, "announcement \(id): \(text)")]
+            var actions: [Action] = [.log(.debug, "announcement \(id): \(text)")]
             actions += event("announcement", ["id": "\(id)", "kind": JSONText.string(announcement.kind), "text": JSONText.string(text)])
             guard hasSpeaker else { return actions + [.followUp(.kiosk(.announcementEnded(id: id)))] }
             announced[id] = now
             return actions + [.say(id: id, text: text)]
         case .cutAnnouncement(let id):
             announced[id] = nil
-            return [.log(.info, "announcement \(id) cut short"), .cutSpeech]
+            return [.log(.debug, "announcement \(id) cut short"), .cutSpeech]
         case .indicate(let indication):
             let led = player.patterns.status[indication]
-            return [.log(.info, "status LED \(indication.rawValue)")]
+            return [.log(.debug, "status LED \(indication.rawValue)")]
                 + event("indication", ["state": JSONText.string(indication.rawValue), "led": Pattern.stepsJSON(led),
                                        "repeats": led?.repeats == true ? "true" : "false"])
                 + lines(player.indicate(indication, now: now))
@@ -310,7 +310,7 @@ public struct KioskCore: Sendable {
     private mutating func setGuidance(_ advice: [Advice]) -> [Action] {
         guidance = advice
         changed = true
-        return (advice.first.map { [.log(.info, "guidance: \($0.message)")] } ?? [])
+        return (advice.first.map { [.log(.debug, "guidance: \($0.message)")] } ?? [])
             + event("guidance", ["advice": "[" + advice.map(\.json).joined(separator: ",") + "]"])
     }
 

@@ -265,7 +265,7 @@ public struct KioskMachine: Sendable {
         case .presentation: effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)]
         case .continuous: break
         }
-        effects += [.indicate(.scanning), .log(.info, "scan session \(session) started")]
+        effects += [.indicate(.scanning), .log(.debug, "scan session \(session) started")]
         return effects
     }
 
@@ -474,7 +474,7 @@ public struct KioskMachine: Sendable {
         torch = .on
         if automatic { metrics.torchAutoOn += 1 } else { metrics.torchOn += 1 }
         framesToSkip = settings.framesSkippedAfterTorch
-        return [.setTorch(on: true)] + (automatic ? [.log(.info, "torch on: the viewport is dark")] : [])
+        return [.setTorch(on: true)] + (automatic ? [.log(.debug, "torch on: the viewport is dark")] : [])
     }
 
     /// Turns the torch off; `force` drives the line even when it is believed off (start, stop).

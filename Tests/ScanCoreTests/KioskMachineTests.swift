@@ -29,7 +29,7 @@ import Testing
         var m = machine()
         #expect(m.handle(.buttonPressed) == [
             .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
-            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.info, "scan session 1 started"),
+            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.torch == .on && m.metrics.torchOn == 1 && m.metrics.presses == 1)
         #expect(m.phase == .scanning(session: 1))
