@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Sets up the machine and runs the demo: the scand daemon on simulated hardware. The camera
-# plays samples/; press Enter to press the button; Ctrl-C stops. Extra arguments go to
-# `scand run` (e.g. --press-every 2).
+# Installs what the demo needs (scripts/setup.sh --demo: no browser, broker or test tools) and
+# runs the demo: the scand daemon on simulated hardware. The camera plays samples/; press Enter
+# to press the button; Ctrl-C stops. Extra arguments go to `scand run` (e.g. --press-every 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh --demo
 swift build -c release --product scand
 exec .build/release/scand run --config config/demo.toml "$@"

@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Installs what scand needs to build and test on Debian 12 / Raspberry Pi OS 12 (run as root or
-# with sudo). Idempotent.
+# Installs what scand needs on Debian 12 / Raspberry Pi OS 12 (run as root or with sudo).
+# Idempotent.
+#   scripts/setup.sh --demo   what building scand and running the demo need (scripts/demo.sh)
+#   scripts/setup.sh          that, and what the tests need (scripts/test.sh): reference decoders,
+#                             a broker, a browser, lintian, ...
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev chromium fonts-dejavu-core)
+# Building scand: a C/C++ toolchain and the libraries it links; cmake and python3-venv build
+# zxing-cpp 3.1 (below).
+build=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev
+       libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev libcurl4-openssl-dev)
+# The tests: reference decoders (zbarimg, ZXingReader), a TOML reference parser, a broker and
+# its clients, TLS certificates, a headless browser for the setup page, tracing and ELF tools,
+# systemd-analyze, and the package's checks (lintian, man-db for `man scand`).
+tests=(zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli mosquitto mosquitto-clients openssl
+       chromium fonts-dejavu-core dpkg-dev lintian man-db)
+packages=("${build[@]}")
+[ "${1:-}" = "--demo" ] || packages+=("${tests[@]}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

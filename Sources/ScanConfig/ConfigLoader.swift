@@ -53,6 +53,28 @@ public enum ConfigLoader {
         return config
     }
 
+    /// The keys the reader knows, from the reader itself: every table it reads (`""` for the
+    /// top level, `camera`, `gpio.button`, `symbology.QR-Code`, ...) with the names it takes
+    /// there (nil: any name it checks itself, as `[symbology]` takes symbology names). Found by
+    /// reading a tree that holds a table at every name the reader takes, until no new table is
+    /// read; the docs' test (`ConfigDocsTests`) compares docs/configuration.md with it.
+    public static func knownTables(boardsDirectory: String) -> [String: [String]?] {
+        var root = ConfigValue.table([:])
+        var known: [String: [String]?] = [:]
+        while true {
+            var reader = Reader(file: "keys", lines: LineIndex(lines: [:]), boardsDirectory: boardsDirectory)
+            _ = reader.read(root)
+            guard reader.tablesRead.count > known.count else { return known }
+            known = reader.tablesRead
+            for (table, names) in known {
+                let prefix = table.isEmpty ? [] : table.split(separator: ".").map(String.init)
+                for name in names ?? (table == "symbology" ? Symbology.allCases.map(\.rawValue) : []) {
+                    if root.value(at: prefix + [name]) == nil { root.set((prefix + [name])[...], to: .table([:])) }
+                }
+            }
+        }
+    }
+
     /// Reads a config file: a regular file of at most `maxFileBytes`, never a device, FIFO or
     /// directory (opened without blocking, checked before reading).
     static func readFile(_ path: String) throws(ConfigError) -> [UInt8] {

@@ -24,6 +24,16 @@ public indirect enum ConfigValue: Equatable, Sendable {
 
     /// Sets `value` at a dotted `path`, creating tables on the way; a later value for the same
     /// key replaces the earlier one.
+    /// The value at a dotted path, if there is one.
+    func value(at path: [String]) -> ConfigValue? {
+        var here = self
+        for part in path {
+            guard case .table(let t) = here, let next = t[part] else { return nil }
+            here = next
+        }
+        return here
+    }
+
     mutating func set(_ path: ArraySlice<String>, to value: ConfigValue) {
         guard let head = path.first else { self = value; return }
         var table: [String: ConfigValue]

@@ -18,6 +18,9 @@ struct Reader {
     /// Overridden keys read as text (a string or a word): the TOML parser's reason does not
     /// concern them.
     var takenAsText: Set<String> = []
+    /// Every table this reader looked into, with the keys it knows there (nil: any name, as in
+    /// `[symbology]`): the reader's own list of keys, for `ConfigLoader.knownTables`.
+    var tablesRead: [String: [String]?] = [:]
 
     init(file: String, lines: LineIndex, boardsDirectory: String) {
         self.file = file
@@ -326,6 +329,7 @@ struct Reader {
     // MARK: - Typed access
 
     mutating func table(_ value: ConfigValue?, _ key: String, allowed: [String]?) -> [String: ConfigValue] {
+        tablesRead[key] = .some(allowed)
         guard let value else { return [:] }
         guard case .table(let t) = value else { fail(key, "must be a table, not \(value.typeName)"); return [:] }
         if let allowed {
