@@ -186,10 +186,10 @@ public struct HostCommands: Sendable {
     let live: LiveConfig
     let version: String
 
-    /// The answer to one line.
-    public func answer(_ line: String) async -> String {
+    /// The answer to one line that came through `door`.
+    public func answer(_ line: String, door: PressSource = .host) async -> String {
         let live = self.live
-        return await runtime.command(line, version: version) { key, value in await live.set(key, value) }
+        return await runtime.command(line, version: version, door: door) { key, value in await live.set(key, value) }
     }
 }
 
@@ -199,7 +199,7 @@ extension SetupBackend {
         let camera = runtime.camera
         return SetupBackend(
             status: { await runtime.status.json },
-            command: { await commands.answer($0) },
+            command: { await commands.answer($0, door: .web) },
             snapshot: {
                 let (frame, tuning, torchOn) = try await runtime.snapshot()
                 // Decoded off the cooperative pool (deep passes may take a while).

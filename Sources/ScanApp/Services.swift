@@ -82,7 +82,7 @@ struct MQTTService: Service {
         for await input in inputs.cancelOnGracefulShutdown() {
             switch input {
             case .command(let line, let reply):
-                if let commands { reply(await commands.answer(line)) }
+                if let commands { reply(await commands.answer(line, door: .mqtt)) }
             case .connectionChanged:
                 await runtime.refreshStatus()
             }

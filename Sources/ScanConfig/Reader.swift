@@ -102,7 +102,7 @@ struct Reader {
         }
 
         let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms",
-                                                        "same_symbol_timeout_ms", "trigger", "multiple", "presentation"])
+                                                        "same_symbol_timeout_ms", "trigger", "multiple", "presentation", "accept", "accept_pattern"])
         c.kiosk.trigger = choice(scan, "scan.trigger", default: c.kiosk.trigger)
         c.kiosk.multiple = int(scan, "scan.multiple", default: c.kiosk.multiple, range: 1...16)
         let presentation = table(scan["presentation"], "scan.presentation", allowed: ["idle_ms", "watch_fps"])
@@ -130,6 +130,20 @@ struct Reader {
         }
         c.kiosk.sessionTimeout = millis(scan, "scan.session_timeout_ms", default: c.kiosk.sessionTimeout, range: 500...600_000)
         c.kiosk.alphanumeric = choice(scan, "scan.alphanumeric", default: c.kiosk.alphanumeric)
+        if scan["accept"] != nil {
+            let names = strings(scan, "scan.accept", default: []).map { $0.lowercased() }
+            let allowed = PayloadKind.allCases.map(\.rawValue).joined(separator: ", ")
+            if let bad = names.first(where: { PayloadKind(rawValue: $0) == nil }) {
+                fail("scan.accept", "\"\(bad)\" is not a payload type; use: \(allowed)")
+            } else if names.isEmpty {
+                fail("scan.accept", "name at least one payload type (\(allowed)); leave it out to accept every code")
+            } else { c.kiosk.accept.kinds = Set(names.compactMap(PayloadKind.init(rawValue:))) }
+        }
+        if scan["accept_pattern"] != nil {
+            do { c.kiosk.accept.pattern = try AcceptPattern(string(scan, "scan.accept_pattern", default: "")) } catch {
+                fail("scan.accept_pattern", error.message)
+            }
+        }
         c.kiosk.confirmTimeout = millis(scan, "scan.confirm_timeout_ms", default: c.kiosk.confirmTimeout, range: 500...600_000)
         if c.kiosk.multiple > 1 && c.kiosk.alphanumeric == .confirm {
             fail("scan.multiple", "several codes at once cannot wait for one confirming press; use scan.alphanumeric = \"immediate\" or multiple = 1")

@@ -270,6 +270,9 @@ public struct KioskCore: Sendable {
             let s = result.symbol
             return [.deliver(result, event: eventLine("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
                                                                  "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json]))]
+        case .rejected(let s, let reason):
+            return event("rejected", ["symbology": JSONText.string(s.symbology.rawValue), "payload": JSONText.string(PayloadClassifier.classify(s).kind.rawValue),
+                                      "bytes": "\(s.bytes.count)", "reason": JSONText.string(reason)])
         case .startTimer(let timer, let after):
             deadlines[.kiosk(timer)] = now + after
             return []

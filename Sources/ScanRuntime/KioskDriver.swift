@@ -96,10 +96,10 @@ public final class KioskDriver {
     }
 
     /// The answer to a host command other than `SET` and `VERSION` (which the runtime answers).
-    public func answer(_ command: HostCommand, now: Duration) -> String? {
+    public func answer(_ command: HostCommand, now: Duration, door: PressSource = .host) -> String? {
         failures = []
         switch command {
-        case .trigger: run(.kiosk(.hostTrigger), now: now); return "OK TRIGGER"
+        case .trigger: run(.kiosk(.hostTrigger(from: door)), now: now); return "OK TRIGGER"
         case .stop: run(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
             if let refusal = core.machine.refusal(of: .torchOverride(mode)) { return HostCommandError("TORCH", refusal).answer }

@@ -61,7 +61,7 @@ import Testing
             #expect(m.handle(.torchOverride(mode)) == [])
         }
         #expect(m.torchMode == .auto && m.torch == .unavailable)
-        #expect(m.refusal(of: .hostTrigger) == nil)
+        #expect(m.refusal(of: .hostTrigger(from: .host)) == nil)
     }
 
     @Test func theTorchModeInForceIsTheHostsOverTheConfiguredOne() {
@@ -138,7 +138,7 @@ import Testing
         var m = machine { $0.alphanumeric = .confirm }
         _ = m.handle(.buttonPressed)
         _ = m.handle(.decoded(session: 1, symbols: [Self.qr]))
-        let effects = m.handle(.hostTrigger)
+        let effects = m.handle(.hostTrigger(from: .host))
         #expect(effects.contains(.startCapture(session: 2)))
         #expect(m.metrics.goodReads == 0)
     }

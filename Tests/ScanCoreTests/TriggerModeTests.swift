@@ -59,7 +59,7 @@ import Testing
         #expect(m.handle(.hostStop) == [.stopCapture, .setTorch(on: false), .feedback(.cancelled), .indicate(.ready),
                                         .log(.info, "scan session 1 stopped by the host")])
         #expect(m.phase == .idle)
-        #expect(m.handle(.hostTrigger).contains(.startCapture(session: 2)))
+        #expect(m.handle(.hostTrigger(from: .host)).contains(.startCapture(session: 2)))
     }
 
     @Test func presentationWatchesWakesOnChangeAndGoesBackWhenStill() {
