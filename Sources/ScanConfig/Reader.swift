@@ -31,7 +31,8 @@ struct Reader {
     mutating func fail(_ key: String, _ message: String) {
         if let o = overriding(key) {
             // A value that is not the TOML it starts like: the parser's reason says more.
-            let reason = o.name == key && !takenAsText.contains(key) ? o.problem ?? message : message
+            let typeError = o.name == key && !takenAsText.contains(key) && !message.hasPrefix("unknown key")
+            let reason = typeError ? o.problem ?? message : message
             errors.append(ConfigError(file: "--set", line: nil, key: key, message: reason))
         } else {
             errors.append(ConfigError(file: file, line: lines.line(of: key), key: key, message: message))

@@ -16,7 +16,9 @@ public struct KioskCore: Sendable {
         case start
         case kiosk(KioskEvent)
         /// A frame of `session` was decoded in `seconds` (`brightness`: the viewport's mean level).
-        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil)
+        /// `frame`: the decoded frame's size, which the codes' corners are in (the `located`
+        /// event carries it: frames of a session may differ in size).
+        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil)
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)
         /// Guidance for the person aiming, from a frame of `session` that could not be read.
@@ -154,7 +156,7 @@ public struct KioskCore: Sendable {
             return kiosk(.started, now: now) + camera(.start, now: now)
         case .kiosk(let event):
             return kiosk(event, now: now)
-        case .decoded(let session, let symbols, let seconds, let brightness):
+        case .decoded(let session, let symbols, let seconds, let brightness, let frame):
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
@@ -164,7 +166,9 @@ public struct KioskCore: Sendable {
                 let located = symbols.map { s in
                     "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
                 }
-                actions += event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
+                var fields = ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"]
+                if let frame { fields["width"] = "\(frame.width)"; fields["height"] = "\(frame.height)" }
+                actions += event("located", fields)
             }
             return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness)))]
         case .captureFailed(let session, let state, let message):
@@ -341,4 +345,11 @@ public struct KioskCore: Sendable {
     private func event(_ type: String, _ fields: [String: String]) -> [Action] {
         eventLine(type, fields).map { [.event($0)] } ?? []
     }
+}
+
+/// A frame's size in pixels.
+public struct FrameSize: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
 }
