@@ -454,4 +454,28 @@ import Glibc
         let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))
         #expect(answer.status == 400 && answer.text == "ERR TORCH: no torch line\n", "\(answer.status) \(answer.text)")
     }
+
+    /// Issue 40: the page holds its layout with a 300-character payload at 1280, 800 and 390 px
+    /// wide (screenshots of each in docs/): at 1280 px the panels stand beside the preview, none
+    /// below its bottom; at 390 px nothing scrolls sideways.
+    @Test func thePageHoldsItsLayoutAtThreeWidths() async throws {
+        let daemon = try Daemon()
+        #expect(await daemon.ready(), "\(daemon.logText)")
+        let docs = Fixture.repo.appendingPathComponent("docs")
+        let (report, object) = try Self.browse(daemon, screenshot: daemon.dir.appendingPathComponent("page.png"),
+                                               ["--no-trigger", "--layouts", docs.path])
+        guard let layouts = object?["layouts"] as? [String: [String: Any]] else { Issue.record("no layouts: \(report)"); return }
+        // At 1280 px the panels' column stands beside the preview: it starts above the preview's
+        // bottom and no panel has wrapped under the preview.
+        let wide = layouts["1280"] ?? [:]
+        let bottom = wide["previewBottom"] as? Double ?? 0, right = wide["previewRight"] as? Double ?? 0
+        let panels = wide["panelTops"] as? [[Double]] ?? []
+        #expect(!panels.isEmpty && panels[0][1] < bottom && panels.allSatisfy { $0[0] >= right },
+                "1280 px: a panel below the preview (bottom \(bottom), right \(right)): \(panels)")
+        for width in ["1280", "800", "390"] {
+            let l = layouts[width] ?? [:]
+            #expect((l["scrollWidth"] as? Double ?? 9999) <= (l["innerWidth"] as? Double ?? 0), "\(width) px scrolls sideways: \(l)")
+            #expect(FileManager.default.fileExists(atPath: docs.appendingPathComponent("setup-page-\(width).png").path))
+        }
+    }
 }
