@@ -5,6 +5,7 @@ DESTDIR ?=
 .PHONY: build test install uninstall deb demo hardware-test
 
 build:
+	scripts/stamp-version.sh
 	swift build -c release --product scand --static-swift-stdlib
 
 test:

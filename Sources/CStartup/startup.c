@@ -2,6 +2,12 @@
 #include <stdatomic.h>
 #include <string.h>
 #include "scand_startup.h"
+#include "scand_archive.h"
+/* scripts/stamp-version.sh writes scand_commit.h (not in git) before a build from a clone; a
+   tarball made by `git archive` carries its commit in scand_archive.h (export-subst). */
+#if __has_include("scand_commit.h")
+#include "scand_commit.h"
+#endif
 
 /* Written in a signal handler, read by the daemon's threads: lock-free atomics, which are
    async-signal-safe and which ThreadSanitizer sees as such. */
@@ -34,3 +40,12 @@ __attribute__((constructor)) static void scand_take_signals(int argc, char **arg
 
 int scand_early_stop(void) { return atomic_load_explicit(&early_stop, memory_order_relaxed); }
 int scand_early_hangup(void) { return atomic_load_explicit(&early_hangup, memory_order_relaxed); }
+
+const char *scand_build_commit(void) {
+#ifdef SCAND_COMMIT
+    return SCAND_COMMIT;
+#else
+    /* "$Format:...$" unless `git archive` replaced it. */
+    return SCAND_ARCHIVE_COMMIT[0] == '$' ? "" : SCAND_ARCHIVE_COMMIT;
+#endif
+}

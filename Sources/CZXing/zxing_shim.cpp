@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <ZXing/ReadBarcode.h>
+#include <ZXing/Version.h>
 
 using namespace ZXing;
 
@@ -195,3 +196,5 @@ extern "C" void scand_zx_free(scand_zx_result *results, int count) {
     for (int i = 0; i < count; i++) { free(results[i].text); free(results[i].bytes); }
     free(results);
 }
+
+extern "C" const char *scand_zx_version(void) { return ZXING_VERSION_STR; }

@@ -297,14 +297,18 @@ extension V4L2Camera {
         return out
     }
 
-    /// Sets a control by its config name now (`VIDIOC_S_CTRL`); the driver may clamp the value.
-    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
+    /// Sets a control by its config name now (`VIDIOC_S_CTRL`) and reads back what the driver
+    /// took (`VIDIOC_G_CTRL`; a driver clamps a value out of range).
+    @discardableResult
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int {
         guard let id = CameraControl.ids[name] else {
             throw .noSuchControl(name, operation: "VIDIOC_S_CTRL", device: self.name, known: CameraControl.ids.keys.sorted())
         }
         let (fd, sys) = try openDescriptor("VIDIOC_S_CTRL")
         var control = v4l2_control(id: id, value: Int32(clamping: value))
         try sys.check("VIDIOC_S_CTRL", device: self.name) { sys.ioctl(fd, scand_VIDIOC_S_CTRL, &control) }
+        var taken = v4l2_control(id: id, value: control.value)
+        return sys.ioctl(fd, scand_VIDIOC_G_CTRL, &taken) == 0 ? Int(taken.value) : Int(control.value)
     }
 
     private func openDescriptor(_ operation: String) throws(HardwareError) -> (Int32, Syscalls) {

@@ -21,7 +21,7 @@ import Glibc
 /// once, never lost.
 ///
 /// Bounded under a flood of commands: at most `commandRate` commands a second are run
-/// (`commandBurst` at once); one over the rate is answered `ERR busy` and not run. Replies wait
+/// (`commandBurst` at once); one over the rate is answered `ERR <COMMAND>: busy` and not run. Replies wait
 /// for the results: one is published only when no result waits for the broker, and while
 /// `repliesInFlight` replies are unacknowledged the next ones are held, `repliesHeld` at most;
 /// a reply that finds no room is dropped. Both are counted (`counts`: `commandsRefused`,
@@ -44,7 +44,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     /// Time for the command rate (seconds since this output was made).
     private let elapsed: @Sendable () -> Duration
 
-    /// Commands run a second, and at once, before `ERR busy`.
+    /// Commands run a second, and at once, before `ERR <COMMAND>: busy`.
     public static let commandRate = 10
     public static let commandBurst = 20
     /// Replies published and not yet acknowledged by the broker, and replies waiting behind
@@ -99,7 +99,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     }
 
     /// Starts connecting. `onCommand` gets each command line within the rate and a function for
-    /// its answer, and says whether it took the command (false: it is answered `ERR busy`);
+    /// its answer, and says whether it took the command (false: it is answered `ERR <COMMAND>: busy`);
     /// `onConnection` each change of the connection, `onCounts` each change of `counts` (for the
     /// status; under a flood, many a second).
     public func start(onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Bool)?,
@@ -261,7 +261,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             if let logRefusal {
                 logger.warning("output \(name): more than \(Self.commandRate) commands a second on \(prefix)/cmd: answered ERR busy and not run (\(logRefusal) refused so far)")
             }
-            return reply("ERR busy: more than \(Self.commandRate) commands a second; not run")
+            return reply(HostCommandError(HostCommand.word(String(decoding: payload.prefix(32), as: UTF8.self)), "busy: more than \(Self.commandRate) commands a second; not run").answer)
         }
         // One line of the host command language, checked as every door checks it.
         switch HostCommand.line(from: payload) {
@@ -269,9 +269,9 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             if !onCommand(text, reply) {
                 state.withLock { $0.commandsRefused += 1 }
                 countsChanged()
-                reply("ERR busy: too many commands waiting; not run")
+                reply(HostCommandError(text, "busy: too many commands waiting; not run").answer)
             }
-        case .failure(let error): reply("ERR " + error.message)
+        case .failure(let error): reply(error.answer)
         }
     }
 

@@ -111,7 +111,7 @@ public struct Board {
             let camera = try Self.camera(config, clock: clock)
             let button = config.lines["button"] != nil ? SimulatedButton() : nil
             let speaker: (any Speaker)? = try config.feedback.speech.wavDirectory == nil && config.feedback.speech.enabled
-                ? SimulatedSpeaker(trace: trace, now: Board.elapsed(), selfTimed: true, onSay: { logger.notice("speaker: \"\($0)\"") })
+                ? SimulatedSpeaker(trace: trace, now: Board.elapsed(), selfTimed: true, onSay: { logger.debug("speaker: \"\($0)\"") })
                 : speaker(config.feedback.speech, logger: logger)
             let hardware = KioskHardware(camera: camera, button: button, torch: line("torch"),
                                          buzzer: config.buzzerPWM != nil ? SimulatedToneLine(name: "buzzer", defaultHz: config.buzzerHz, trace: trace, onChange: show)

@@ -164,7 +164,7 @@ public final class KioskApp: Sendable {
             patterns = FeedbackPatterns.standard.replacing(beep: f.beep, flash: f.flash, led: f.led, torch: f.torch, tone: f.tone,
                                                            entryBeep: f.entryBeep)
             tuning = Board.tuning(config, hasTorchLine: board.hardware.torch != nil)
-            outputs = board.outputs + [LogOutput(logger: logger)]
+            outputs = board.outputs + [LogOutput(logger: logger, payloads: config.logPayloads)]
             firstSequence = board.lastSequence + 1
             keepStreaming = config.camera.keepStreaming
         }
@@ -187,10 +187,10 @@ public struct HostCommands: Sendable {
     let live: LiveConfig
     let version: String
 
-    /// The answer to one line.
-    public func answer(_ line: String) async -> String {
+    /// The answer to one line that came through `door`.
+    public func answer(_ line: String, door: PressSource = .host) async -> String {
         let live = self.live
-        return await runtime.command(line, version: version) { key, value in await live.set(key, value) }
+        return await runtime.command(line, version: version, door: door) { key, value in await live.set(key, value) }
     }
 }
 
@@ -203,7 +203,7 @@ extension SetupBackend {
         let gate = snapshots ?? snapshotGate(runtime)
         return SetupBackend(
             status: { await runtime.status.json },
-            command: { await commands.answer($0) },
+            command: { await commands.answer($0, door: .web) },
             snapshot: { try await gate.snapshot() },
             frame: { await runtime.tap.next(within: .seconds(2)) },
             view: { await runtime.view($0) },

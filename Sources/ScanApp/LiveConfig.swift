@@ -28,26 +28,45 @@ public actor LiveConfig {
         self.logger = logger
     }
 
-    /// `SET key=value`: nil when applied, else the reason for the `ERR` answer.
+    /// `SET key=value`: nil when applied, else the reason for the `ERR SET:` answer. The value
+    /// is checked first (an unknown key is named as unknown, a bad value gets the reader's
+    /// reason), then whether a running daemon takes the key.
     public func set(_ key: String, _ value: String) async -> String? {
         let override: Override
-        do { override = try Override(key: key, value: value) } catch { return error.message }
-        guard ScandConfig.takesEffectWhileRunning(override.key) else {
-            return "takes effect at start; change it in \(path) and restart (while running: "
-                + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
-        }
+        do { override = try Override(key: key, value: value) } catch { return Self.line(error, setting: key) }
         var candidate = session
         let item = "\(override.name)=\(value)"
         if let i = candidate.firstIndex(where: { $0.key == override.name }) { candidate[i].item = item } else {
             candidate.append((override.name, item))
         }
-        do {
-            await apply(try Board.loadConfig(path: path, overrides: overrides + candidate.map(\.item)))
+        let loaded = Result { () throws(ConfigErrors) -> ScandConfig in try Board.loadConfig(path: path, overrides: overrides + candidate.map(\.item)) }
+        if case .failure(let problems) = loaded {
+            // The errors of a `SET` name `--set` (not a line of the file).
+            let mine = problems.errors.filter { $0.file == "--set" }
+            if !mine.isEmpty { return mine.map { Self.line($0, setting: override.name) }.joined(separator: "; ") }
+        }
+        guard ScandConfig.takesEffectWhileRunning(override.key) else {
+            return "\(override.name) takes effect at start; change it in \(path) and restart (while running: "
+                + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
+        }
+        switch loaded {
+        case .success(let config):
+            await apply(config)
             session = candidate
             return nil
-        } catch {
-            return error.errors.map { ($0.key == override.name ? "" : $0.key.map { "\($0): " } ?? "") + $0.message }.joined(separator: "; ")
+        case .failure(let problems):
+            return problems.errors.map { Self.line($0, setting: override.name) }.joined(separator: "; ")
         }
+    }
+
+    /// One config problem as an answer: `key: reason` (`set.key: other.key: reason` when the
+    /// value upsets another key), or `unknown key a.b; known keys here: ...`.
+    static func line(_ error: ConfigError, setting name: String) -> String {
+        if error.message.hasPrefix("unknown key;"), let key = error.key, name == key || name.hasPrefix(key + ".") {
+            return "unknown key \(name)" + error.message.dropFirst("unknown key".count)
+        }
+        guard let key = error.key, key != name else { return "\(name): \(error.message)" }
+        return "\(name): \(key): \(error.message)"
     }
 
     /// SIGHUP: the file again, with the overrides and this run's `SET`s; a bad file is rejected
@@ -62,7 +81,7 @@ public actor LiveConfig {
                 logger.warning("config: changes outside \(ScandConfig.runtimeKeys.joined(separator: ", ")) take effect at the next start")
             }
         } catch {
-            logger.error("config reload rejected, keeping the running config:\n\(error)")
+            logger.error("config reload rejected, keeping the running config: \(error.errors.map(\.description).joined(separator: "; "))")
         }
     }
 

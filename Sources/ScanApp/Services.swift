@@ -56,7 +56,7 @@ final class StatusService: Service {
 
 /// The MQTT link: connected at start; host commands from the command topic answered one at a
 /// time through the host command path (`MQTTOutput` lets 10 a second through, 20 at once; those
-/// wait in a short queue, and what does not fit is answered `ERR busy`); at the end
+/// wait in a short queue, and what does not fit is answered `ERR <COMMAND>: busy`); at the end
 /// `{"online":false}`, the results in flight acknowledged, goodbye.
 struct MQTTService: Service {
     let mqtt: MQTTOutput
@@ -94,7 +94,7 @@ struct MQTTService: Service {
             for await input in inputs.cancelOnGracefulShutdown() {
                 switch input {
                 case .command(let line, let reply):
-                    if let commands { reply(await commands.answer(line)) }
+                    if let commands { reply(await commands.answer(line, door: .mqtt)) }
                 case .connectionChanged:
                     await runtime.refreshStatus()
                 }

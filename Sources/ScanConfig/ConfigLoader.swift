@@ -36,14 +36,17 @@ public enum ConfigLoader {
         do { document = try ConfigValue.parse(bytes, file: file) } catch { throw ConfigErrors(errors: [error]) }
         var root = ConfigValue.table(document.root)
         var overrideErrors: [ConfigError] = []
+        var overridden: [String: Override] = [:]
         for item in overrides {
             do {
                 let o = try Override(item)
                 root.set(o.key[...], to: o.value)
+                overridden[o.name] = o
             } catch { overrideErrors.append(error) }
         }
         var reader = Reader(file: file, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)
         reader.errors = overrideErrors
+        reader.overrides = overridden
         reader.knownVoice = knownVoice
         let config = reader.read(root)
         if !reader.errors.isEmpty { throw ConfigErrors(errors: reader.errors) }
@@ -88,10 +91,17 @@ public enum ConfigLoader {
 
 /// One `key=value` override (`scand run --set`, host `SET`): the value is a TOML value
 /// (`true`, `115200`, `"x"`, `[0.1, 0.1, 0.8, 0.8]`), or bare text taken as a string
-/// (`/dev/pts/3`); text that starts like a TOML value but does not parse is an error.
+/// (`/dev/pts/3`). A key whose type is a string takes its text as written whatever it looks
+/// like (`web.listen=0.0.0.0:8080`, `camera.device=0`); for other keys, text that starts like a
+/// TOML value but does not parse is refused with the parser's reason (by the config reader,
+/// which knows each key's type).
 public struct Override: Equatable, Sendable {
     public var key: [String]
     public var value: ConfigValue
+    /// The value as written (without surrounding spaces).
+    public var text: String
+    /// Why `text` is not the TOML it starts like (`value` is then the text as a string).
+    public var problem: String?
     /// The dotted key as written.
     public var name: String { key.joined(separator: ".") }
 
@@ -111,12 +121,12 @@ public struct Override: Equatable, Sendable {
         }
         key = parts
         let trimmed = text.trimmingSpaces
+        self.text = trimmed
         do { value = try TOML.parseValue(trimmed) } catch {
-            guard let first = trimmed.unicodeScalars.first else { value = .string(""); return }
-            if "[{\"'+-.0123456789".unicodeScalars.contains(first) {
-                throw fail("the value \(trimmed.prefix(40)) is not valid TOML: column \(error.column): \(error.message)")
-            }
             value = .string(trimmed)
+            if let first = trimmed.unicodeScalars.first, "[{\"'+-.0123456789".unicodeScalars.contains(first) {
+                problem = "the value \(trimmed.prefix(40)) is not valid TOML: column \(error.column): \(error.message)"
+            }
         }
     }
 }

@@ -12,6 +12,12 @@ struct Reader {
     var errors: [ConfigError] = []
     /// Whether the speech engine has a voice; nil: not checked.
     var knownVoice: ((String) -> Bool)?
+    /// The keys set by `--set` (or a host's `SET`), by dotted name: their errors name `--set`,
+    /// not a line of the file, and a string key takes their text as written.
+    var overrides: [String: Override] = [:]
+    /// Overridden keys read as text (a string or a word): the TOML parser's reason does not
+    /// concern them.
+    var takenAsText: Set<String> = []
     /// Every table this reader looked into, with the keys it knows there (nil: any name, as in
     /// `[symbology]`): the reader's own list of keys, for `ConfigLoader.knownTables`.
     var tablesRead: [String: [String]?] = [:]
@@ -23,14 +29,36 @@ struct Reader {
     }
 
     mutating func fail(_ key: String, _ message: String) {
-        errors.append(ConfigError(file: file, line: lines.line(of: key), key: key, message: message))
+        if let o = overriding(key) {
+            // A value that is not the TOML it starts like: the parser's reason says more.
+            let typeError = o.name == key && !takenAsText.contains(key) && !message.hasPrefix("unknown key")
+            let reason = typeError ? o.problem ?? message : message
+            errors.append(ConfigError(file: "--set", line: nil, key: key, message: reason))
+        } else {
+            errors.append(ConfigError(file: file, line: lines.line(of: key), key: key, message: message))
+        }
+    }
+
+    /// The override that set `key` or a table above it, or that made table `key` (an unknown
+    /// `--set nonsense.key=1` makes the table `nonsense`).
+    func overriding(_ key: String) -> Override? {
+        guard !overrides.isEmpty else { return nil }
+        var k = Substring(key)
+        while true {
+            if let o = overrides[String(k)] { return o }
+            guard let dot = k.lastIndex(of: ".") else { break }
+            k = k[..<dot]
+        }
+        return lines.line(of: key) == nil ? overrides.values.first { $0.name.hasPrefix(key + ".") } : nil
     }
 
     mutating func read(_ root: ConfigValue) -> ScandConfig {
         var c = ScandConfig()
-        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status", "feedback", "control", "web"])
+        let top = table(root, "", allowed: ["hardware", "log_level", "camera", "scan", "decoding", "symbology", "torch", "button", "buzzer", "gpio", "output", "outbox", "metrics", "events", "status", "feedback", "control", "web", "log"])
         c.hardware = choice(top, "hardware", default: c.hardware)
         c.logLevel = choice(top, "log_level", default: c.logLevel)
+        let log = table(top["log"], "log", allowed: ["payloads"])
+        c.logPayloads = choice(log, "log.payloads", default: c.logPayloads)
 
         let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images", "frames_per_image",
                                                           "keep_streaming"])
@@ -75,7 +103,7 @@ struct Reader {
         }
 
         let scan = table(top["scan"], "scan", allowed: ["viewport", "symbologies", "session_timeout_ms", "alphanumeric", "confirm_timeout_ms",
-                                                        "same_symbol_timeout_ms", "trigger", "multiple", "presentation"])
+                                                        "same_symbol_timeout_ms", "trigger", "multiple", "presentation", "accept", "accept_pattern"])
         c.kiosk.trigger = choice(scan, "scan.trigger", default: c.kiosk.trigger)
         c.kiosk.multiple = int(scan, "scan.multiple", default: c.kiosk.multiple, range: 1...16)
         let presentation = table(scan["presentation"], "scan.presentation", allowed: ["idle_ms", "watch_fps"])
@@ -83,11 +111,12 @@ struct Reader {
         c.kiosk.watchFPS = int(presentation, "scan.presentation.watch_fps", default: c.kiosk.watchFPS, range: 0...120)
         c.sameSymbolTimeout = millis(scan, "scan.same_symbol_timeout_ms", default: c.sameSymbolTimeout, range: 0...600_000)
         if let v = scan["viewport"] {
+            let known = errors.count
             let numbers = numbersArray(v, "scan.viewport")
             if numbers.count == 4 {
                 let vp = Viewport(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
                 if let problem = vp.problem { fail("scan.viewport", problem) } else { c.viewport = vp }
-            } else if !numbers.isEmpty || v != .array([]) {
+            } else if errors.count == known && (!numbers.isEmpty || v != .array([])) {
                 fail("scan.viewport", "must be [x, y, width, height], normalized to 0..1")
             }
         }
@@ -102,6 +131,20 @@ struct Reader {
         }
         c.kiosk.sessionTimeout = millis(scan, "scan.session_timeout_ms", default: c.kiosk.sessionTimeout, range: 500...600_000)
         c.kiosk.alphanumeric = choice(scan, "scan.alphanumeric", default: c.kiosk.alphanumeric)
+        if scan["accept"] != nil {
+            let names = strings(scan, "scan.accept", default: []).map { $0.lowercased() }
+            let allowed = PayloadKind.allCases.map(\.rawValue).joined(separator: ", ")
+            if let bad = names.first(where: { PayloadKind(rawValue: $0) == nil }) {
+                fail("scan.accept", "\"\(bad)\" is not a payload type; use: \(allowed)")
+            } else if names.isEmpty {
+                fail("scan.accept", "name at least one payload type (\(allowed)); leave it out to accept every code")
+            } else { c.kiosk.accept.kinds = Set(names.compactMap(PayloadKind.init(rawValue:))) }
+        }
+        if scan["accept_pattern"] != nil {
+            do { c.kiosk.accept.pattern = try AcceptPattern(string(scan, "scan.accept_pattern", default: "")) } catch {
+                fail("scan.accept_pattern", error.message)
+            }
+        }
         c.kiosk.confirmTimeout = millis(scan, "scan.confirm_timeout_ms", default: c.kiosk.confirmTimeout, range: 500...600_000)
         if c.kiosk.multiple > 1 && c.kiosk.alphanumeric == .confirm {
             fail("scan.multiple", "several codes at once cannot wait for one confirming press; use scan.alphanumeric = \"immediate\" or multiple = 1")
@@ -326,7 +369,9 @@ struct Reader {
 
     mutating func string(_ t: [String: ConfigValue], _ key: String, default d: String) -> String {
         guard let v = t[leaf(key)] else { return d }
+        if overrides[key] != nil { takenAsText.insert(key) }
         if case .string(let s) = v { return s }
+        if let o = overrides[key] { return o.text } // --set camera.device=0, web.token=1234...
         fail(key, "must be a string, not \(v.typeName)")
         return d
     }
@@ -364,6 +409,7 @@ struct Reader {
     mutating func choice<T: RawRepresentable & CaseIterable>(_ t: [String: ConfigValue], _ key: String, default d: T) -> T where T.RawValue == String {
         guard let v = t[leaf(key)] else { return d }
         let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+        if case .string = v, overrides[key] != nil { takenAsText.insert(key) }
         guard case .string(let s) = v else { fail(key, "must be one of: \(allowed)"); return d }
         guard let value = T(rawValue: s) else { fail(key, "\"\(s)\" is not allowed; use one of: \(allowed)"); return d }
         return value

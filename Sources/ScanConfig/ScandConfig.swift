@@ -159,6 +159,8 @@ public struct ScandConfig: Equatable, Sendable {
     /// A file scand rewrites with its status and metrics, or nil.
     public var statusFile: String?
     public var logLevel = LogLevel.info
+    /// `log.payloads`: how much of a payload the log shows (full, type, redacted).
+    public var logPayloads = PayloadLogging.full
     /// `[feedback]`: the integrator's beep, flash and status LED patterns (what is not set keeps
     /// the built-in pattern).
     public var feedback = FeedbackConfig()

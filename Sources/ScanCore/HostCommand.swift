@@ -1,6 +1,7 @@
 /// The line protocol a host speaks to scand over the serial port. One command per line
 /// (`\r\n` or `\n`), case-insensitive keywords; scand answers each with one line starting
-/// `OK` or `ERR`.
+/// `OK` or `ERR`. Every error line reads `ERR <COMMAND>: <reason>` (`ERR SET: unknown key x`);
+/// a line that names no command (empty, too long, not printable ASCII) is `ERR LINE: <reason>`.
 ///
 ///     TRIGGER            start a scan session (like a press)
 ///     STOP               end the session (like a cancelling press)
@@ -21,14 +22,14 @@ public enum HostCommand: Equatable, Sendable {
     /// Parses one line (without its line end). Throws a message for the `ERR` answer.
     public static func parse(_ line: String) throws(HostCommandError) -> HostCommand {
         guard line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {
-            throw HostCommandError("only printable ASCII is accepted")
+            throw HostCommandError(line: "only printable ASCII is accepted")
         }
-        guard line.utf8.count <= maxLength else { throw HostCommandError("line too long (at most \(maxLength) bytes)") }
+        guard line.utf8.count <= maxLength else { throw HostCommandError(line: "too long (at most \(maxLength) bytes)") }
         let words = line.split(separator: " ", maxSplits: 1).map(String.init)
-        guard let verb = words.first?.uppercased() else { throw HostCommandError("empty command") }
+        guard let verb = words.first?.uppercased() else { throw HostCommandError(line: "empty command; send one, e.g. TRIGGER") }
         let argument = words.count > 1 ? words[1].trimmingSpaces : ""
         func noArgument(_ c: HostCommand) throws(HostCommandError) -> HostCommand {
-            guard argument.isEmpty else { throw HostCommandError("\(verb) takes no argument") }
+            guard argument.isEmpty else { throw HostCommandError(verb, "takes no argument") }
             return c
         }
         switch verb {
@@ -43,19 +44,19 @@ public enum HostCommand: Equatable, Sendable {
             case "OFF": return .torch(.off)
             case "AUTO": return .torch(.auto)
             case "DEFAULT": return .torch(nil)
-            default: throw HostCommandError("TORCH takes ON, OFF, AUTO or DEFAULT")
+            default: throw HostCommandError(verb, "takes ON, OFF, AUTO or DEFAULT")
             }
         case "SET":
             guard let eq = argument.firstIndex(of: "="), eq != argument.startIndex,
                   argument[..<eq].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-" }) else {
-                throw HostCommandError("SET takes key=value")
+                throw HostCommandError(verb, "takes key=value, e.g. SET scan.session_timeout_ms=5000")
             }
             return .set(key: String(argument[..<eq]), value: String(argument[argument.index(after: eq)...]))
         case "ACK":
-            guard let n = Int(argument), n > 0 else { throw HostCommandError("ACK takes a result number") }
+            guard let n = Int(argument), n > 0 else { throw HostCommandError(verb, "takes a result number") }
             return .ack(n)
         default:
-            throw HostCommandError("unknown command \(verb.prefix(20)); commands: TRIGGER STOP TORCH BEEP STATUS VERSION SET ACK")
+            throw HostCommandError(verb, "unknown command; commands: TRIGGER STOP TORCH BEEP STATUS VERSION SET ACK")
         }
     }
 }
@@ -68,19 +69,45 @@ extension HostCommand {
     public static func line(from message: some Collection<UInt8>) -> Result<String, HostCommandError> {
         var bytes = Array(message)
         while let last = bytes.last, last == 10 || last == 13 { bytes.removeLast() }
-        guard !bytes.isEmpty else { return .failure(HostCommandError("empty command; send one line, e.g. TRIGGER")) }
-        guard bytes.count <= maxLength else { return .failure(HostCommandError("line too long (at most \(maxLength) bytes)")) }
+        guard !bytes.isEmpty else { return .failure(HostCommandError(line: "empty command; send one, e.g. TRIGGER")) }
+        guard bytes.count <= maxLength else { return .failure(HostCommandError(line: "too long (at most \(maxLength) bytes)")) }
         guard !bytes.contains(where: { $0 == 10 || $0 == 13 }) else {
-            return .failure(HostCommandError("one command per message (a line break inside)"))
+            return .failure(HostCommandError(line: "one command per message (a line break inside)"))
         }
-        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .failure(HostCommandError("only printable ASCII is accepted")) }
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return .failure(HostCommandError(line: "only printable ASCII is accepted")) }
         return .success(String(decoding: bytes, as: UTF8.self))
     }
 }
 
+/// Why a host line is refused, and the command it names: the answer is `ERR ` + `message`.
 public struct HostCommandError: Error, Equatable, Sendable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The command word (`SET`, `TORCH`, an unknown word as sent), or `LINE` for a line that
+    /// names none.
+    public var command: String
+    public var reason: String
+    /// `COMMAND: reason`, what follows `ERR `.
+    public var message: String { "\(command): \(reason)" }
+
+    public init(_ command: String, _ reason: String) {
+        self.command = HostCommand.word(command)
+        self.reason = reason
+    }
+
+    /// An error of the line itself (empty, too long, not printable ASCII).
+    public init(line reason: String) { self.init("LINE", reason) }
+
+    /// The answer line: `ERR COMMAND: reason`.
+    public var answer: String { "ERR " + message }
+}
+
+extension HostCommand {
+    /// The command word a line starts with, as an answer names it: upper case, at most 20
+    /// printable characters; `LINE` when the line names none.
+    public static func word(_ line: some StringProtocol) -> String {
+        let first = line.split(separator: " ", maxSplits: 1).first.map { String($0.prefix(20)).uppercased() } ?? ""
+        guard !first.isEmpty, first.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != ":" }) else { return "LINE" }
+        return first
+    }
 }
 
 /// Splits a byte stream into lines, with a bound: an over-long line is reported once and

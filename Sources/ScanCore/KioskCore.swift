@@ -16,7 +16,9 @@ public struct KioskCore: Sendable {
         case start
         case kiosk(KioskEvent)
         /// A frame of `session` was decoded in `seconds` (`brightness`: the viewport's mean level).
-        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil)
+        /// `frame`: the decoded frame's size, which the codes' corners are in (the `located`
+        /// event carries it: frames of a session may differ in size).
+        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil)
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)
         /// Guidance for the person aiming, from a frame of `session` that could not be read.
@@ -172,7 +174,7 @@ public struct KioskCore: Sendable {
             return kiosk(.started, now: now) + camera(.start, now: now)
         case .kiosk(let event):
             return kiosk(event, now: now)
-        case .decoded(let session, let symbols, let seconds, let brightness):
+        case .decoded(let session, let symbols, let seconds, let brightness, let frame):
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
@@ -182,7 +184,9 @@ public struct KioskCore: Sendable {
                 let located = symbols.map { s in
                     "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"corners\":[" + s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",") + "]}"
                 }
-                actions += event("located", ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"])
+                var fields = ["session": "\(session)", "codes": "[" + located.joined(separator: ",") + "]"]
+                if let frame { fields["width"] = "\(frame.width)"; fields["height"] = "\(frame.height)" }
+                actions += event("located", fields)
             }
             return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness)))]
         case .captureFailed(let session, let state, let message):
@@ -270,24 +274,24 @@ public struct KioskCore: Sendable {
             return streamActions(stream.duty(duty, watchFPS: watchFPS))
         case .feedback(let feedback, let flash):
             let p = player.patterns
-            return [.log(.info, "feedback \(feedback.rawValue)")]
+            return [.log(.debug, "feedback \(feedback.rawValue)")]
                 + event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
                                      "tone_hz": p.tone[feedback].map(String.init) ?? "null",
                                      "flash": Pattern.stepsJSON(flash ? p.ledFlash[feedback] : nil), "torch": Pattern.stepsJSON(p.torchFlash[feedback])])
                 + lines(player.feedback(feedback, flash: flash, now: now))
         case .announce(let id, let announcement):
             let text = phrases.text(for: announcement)
-            var actions: [Action] = [.log(.info, "announcement \(id): \(text)")]
+            var actions: [Action] = [.log(.debug, "announcement \(id): \(text)")]
             actions += event("announcement", ["id": "\(id)", "kind": JSONText.string(announcement.kind), "text": JSONText.string(text)])
             guard hasSpeaker else { return actions + [.followUp(.kiosk(.announcementEnded(id: id)))] }
             announced[id] = now
             return actions + [.say(id: id, text: text)]
         case .cutAnnouncement(let id):
             announced[id] = nil
-            return [.log(.info, "announcement \(id) cut short"), .cutSpeech]
+            return [.log(.debug, "announcement \(id) cut short"), .cutSpeech]
         case .indicate(let indication):
             let led = player.patterns.status[indication]
-            return [.log(.info, "status LED \(indication.rawValue)")]
+            return [.log(.debug, "status LED \(indication.rawValue)")]
                 + event("indication", ["state": JSONText.string(indication.rawValue), "led": Pattern.stepsJSON(led),
                                        "repeats": led?.repeats == true ? "true" : "false"])
                 + lines(player.indicate(indication, now: now))
@@ -297,6 +301,9 @@ public struct KioskCore: Sendable {
             let s = result.symbol
             return [.deliver(result, event: eventLine("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
                                                                  "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json]))]
+        case .rejected(let s, let reason):
+            return event("rejected", ["symbology": JSONText.string(s.symbology.rawValue), "payload": JSONText.string(PayloadClassifier.classify(s).kind.rawValue),
+                                      "bytes": "\(s.bytes.count)", "reason": JSONText.string(reason)])
         case .startTimer(let timer, let after):
             deadlines[.kiosk(timer)] = now + after
             return []
@@ -337,7 +344,7 @@ public struct KioskCore: Sendable {
     private mutating func setGuidance(_ advice: [Advice]) -> [Action] {
         guidance = advice
         changed = true
-        return (advice.first.map { [.log(.info, "guidance: \($0.message)")] } ?? [])
+        return (advice.first.map { [.log(.debug, "guidance: \($0.message)")] } ?? [])
             + event("guidance", ["advice": "[" + advice.map(\.json).joined(separator: ",") + "]"])
     }
 
@@ -365,4 +372,11 @@ public struct KioskCore: Sendable {
     private func event(_ type: String, _ fields: [String: String]) -> [Action] {
         eventLine(type, fields).map { [.event($0)] } ?? []
     }
+}
+
+/// A frame's size in pixels.
+public struct FrameSize: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
 }

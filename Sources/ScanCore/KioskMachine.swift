@@ -6,7 +6,8 @@ public enum KioskEvent: Equatable, Sendable {
     case buttonPressed
     case buttonReleased
     /// A trigger from the host (serial command): like a press, but never confirms or toggles.
-    case hostTrigger
+    /// A host's `TRIGGER`, and the door it came through.
+    case hostTrigger(from: PressSource)
     /// The host ends the session (like a cancelling press; nothing when idle). In continuous
     /// mode it pauses scanning until the next trigger.
     case hostStop
@@ -65,6 +66,8 @@ public enum KioskEffect: Equatable, Sendable {
     case store(ScanResult)
     /// Send the result (stored before by `store`, or not).
     case deliver(ScanResult)
+    /// A code refused by the accept filter, and why (an event; not a result).
+    case rejected(Symbol, reason: String)
     case startTimer(KioskTimer, after: Duration)
     case cancelTimer(KioskTimer)
     case log(LogLevel, String)
@@ -100,6 +103,8 @@ public struct KioskMachine: Sendable {
     private var buttonDown = false
     /// The code seen in the last frames of this session and in how many in a row.
     private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
+    /// The code last refused by the accept filter in this session: refused once, not per frame.
+    private var lastRejected: (symbology: Symbology, bytes: [UInt8])?
     /// Repeats of the same code within `settings.sameSymbolTimeout` are held back; a press starts
     /// a new intent, so a press-started session forgets the last code.
     private var sameSymbol: SameSymbolFilter
@@ -152,11 +157,12 @@ public struct KioskMachine: Sendable {
                 if case .scanning = phase {
                     // Held long, it is the long-press action; released early, it cancels.
                     metrics.presses += 1
+                    metrics.pressesBySource[.button, default: 0] += 1
                     pressPending = true
                     return effects
                 }
             }
-            return effects + trigger(confirms: true)
+            return effects + trigger(confirms: true, from: .button)
         case .buttonReleased:
             buttonDown = false
             var effects: [KioskEffect] = []
@@ -164,14 +170,15 @@ public struct KioskMachine: Sendable {
             if pressPending {
                 pressPending = false
                 metrics.presses -= 1 // counted again by the trigger
-                effects += trigger(confirms: true)
+                metrics.pressesBySource[.button, default: 0] -= 1
+                effects += trigger(confirms: true, from: .button)
             } else if settings.trigger == .level, case .scanning = phase {
                 metrics.closedWithoutScan += 1
                 effects += endSession(.noRead) + [.log(.info, "scan session \(session) ended: button released without a code")]
             }
             return effects
-        case .hostTrigger:
-            return cutAnnouncement() + trigger(confirms: false)
+        case .hostTrigger(let door):
+            return cutAnnouncement() + trigger(confirms: false, from: door)
         case .hostStop:
             if settings.trigger == .continuous { paused = true }
             guard case .scanning = phase else { return [] }
@@ -187,7 +194,9 @@ public struct KioskMachine: Sendable {
             return decoded(from: from, symbols, at: now, brightness: brightness)
         case .sceneChanged:
             switch phase {
-            case .watching: return startSession()
+            case .watching:
+                metrics.pressesBySource[.presentation, default: 0] += 1
+                return startSession()
             case .scanning where settings.trigger == .presentation:
                 return [.startTimer(.presentationIdle, after: settings.presentationIdle)]
             default: return []
@@ -218,8 +227,9 @@ public struct KioskMachine: Sendable {
 
     // MARK: - Rules
 
-    private mutating func trigger(confirms: Bool) -> [KioskEffect] {
+    private mutating func trigger(confirms: Bool, from source: PressSource) -> [KioskEffect] {
         metrics.presses += 1
+        metrics.pressesBySource[source, default: 0] += 1
         switch phase {
         case .stopped:
             return []
@@ -257,6 +267,7 @@ public struct KioskMachine: Sendable {
         session += 1
         phase = .scanning(session: session)
         candidate = nil
+        lastRejected = nil
         pressPending = false
         light = AmbientLight()
         // A press is a new intent: the same code is reported again. Without a press
@@ -270,7 +281,7 @@ public struct KioskMachine: Sendable {
         case .presentation: effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)]
         case .continuous: break
         }
-        effects += [.indicate(.scanning), .log(.info, "scan session \(session) started")]
+        effects += [.indicate(.scanning), .log(.debug, "scan session \(session) started")]
         return effects
     }
 
@@ -334,10 +345,19 @@ public struct KioskMachine: Sendable {
         candidate = (symbol.symbology, symbol.bytes, frames)
         guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return effects }
         candidate = nil
+        // A code the accept filter refuses is not a result: its own feedback, event and count,
+        // once while it stays in view, and the session goes on looking.
+        if let reason = settings.accept.refusal(symbol) {
+            if let last = lastRejected, last.symbology == symbol.symbology, last.bytes == symbol.bytes { return effects }
+            lastRejected = (symbol.symbology, symbol.bytes)
+            metrics.rejected += 1
+            return effects + [.feedback(.rejected), .rejected(symbol, reason: reason),
+                              .log(.info, "\(symbol.symbology.rawValue) code not accepted (\(reason)); still looking")]
+        }
         // Up to `multiple` distinct codes of this frame, nearest the centre first. A repeat is
         // decided before any feedback, count or sequence number: the session goes on.
         var batch: [Symbol] = []
-        for code in codes where batch.count < settings.multiple {
+        for code in codes where batch.count < settings.multiple && settings.accept.refusal(code) == nil {
             guard !batch.contains(where: { $0.symbology == code.symbology && $0.bytes == code.bytes }) else { continue }
             if sameSymbol.admit(code, at: now) { batch.append(code) } else { metrics.repeatsHeldBack += 1 }
         }
@@ -480,7 +500,7 @@ public struct KioskMachine: Sendable {
         torch = .on
         if automatic { metrics.torchAutoOn += 1 } else { metrics.torchOn += 1 }
         framesToSkip = settings.framesSkippedAfterTorch
-        return [.setTorch(on: true)] + (automatic ? [.log(.info, "torch on: the viewport is dark")] : [])
+        return [.setTorch(on: true)] + (automatic ? [.log(.debug, "torch on: the viewport is dark")] : [])
     }
 
     /// Turns the torch off; `force` drives the line even when it is believed off (start, stop).

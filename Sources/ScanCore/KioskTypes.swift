@@ -107,6 +107,8 @@ public struct KioskSettings: Equatable, Sendable {
     public var sameSymbolTimeout: Duration = .zero
     /// Spoken announcements (`[feedback.speech]`); nil: off.
     public var speech: SpeechBehaviour?
+    /// Which codes are results (`scan.accept`, `scan.accept_pattern`); by default all.
+    public var accept = PayloadFilter()
 
     public init() {}
 }
@@ -138,6 +140,8 @@ public enum Feedback: String, Sendable, Equatable, CaseIterable {
     case cancelled
     /// A held result was confirmed and delivered.
     case confirmed
+    /// A code was read that `scan.accept` or `scan.accept_pattern` refuses; the session goes on.
+    case rejected
 }
 
 /// The status LED's steady indication: what the kiosk is doing or what is wrong.
@@ -180,7 +184,26 @@ public struct KioskMetrics: Equatable, Sendable {
     public var repeatsHeldBack = 0
     /// Times the automatic torch mode lit the torch (apart from `torchOn`).
     public var torchAutoOn = 0
+    /// Codes read but refused by `scan.accept` / `scan.accept_pattern` (not results).
+    public var rejected = 0
+    /// Presses by where they came from (the browser seed's count per entry point); a
+    /// presentation wake counts as a press from `presentation`.
+    public var pressesBySource: [PressSource: Int] = [:]
     public init() {}
+}
+
+/// Where a press (a session's start or stop) came from.
+public enum PressSource: String, Sendable, CaseIterable {
+    /// The button line.
+    case button
+    /// A `TRIGGER` on the serial port.
+    case host
+    /// A `TRIGGER` from the setup page or the control socket.
+    case web
+    /// A `TRIGGER` over MQTT.
+    case mqtt
+    /// Presentation mode woken by a change in the scene.
+    case presentation
 }
 
 public enum LogLevel: String, Sendable, CaseIterable { case debug, info, notice, warning, error }

@@ -54,6 +54,7 @@ public struct FeedbackPatterns: Sendable {
             .noRead: .pulses(2, on: .milliseconds(250), off: .milliseconds(120)),
             .error: .pulses(3, on: .milliseconds(100), off: .milliseconds(80)),
             .cancelled: .pulses(1, on: .milliseconds(30), off: .zero),
+            .rejected: .pulses(2, on: .milliseconds(60), off: .milliseconds(60)),
         ],
         ledFlash: [
             .goodRead: .pulses(3, on: .milliseconds(60), off: .milliseconds(60)),

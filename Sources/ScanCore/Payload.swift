@@ -1,7 +1,7 @@
 /// What a payload is, as the seed's data scanner tells them apart: a web address, an e-mail, a
 /// phone number, an SMS, a Wi-Fi join, a contact, a calendar event, a place, GS1 element strings
 /// or an ISBN. Anything else is plain text.
-public enum PayloadKind: String, Sendable, Equatable {
+public enum PayloadKind: String, Sendable, Equatable, CaseIterable {
     case url, email, telephone, sms, wifi, contact, calendar, geo, gs1, isbn, text
 }
 

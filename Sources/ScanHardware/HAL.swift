@@ -86,8 +86,11 @@ public protocol FrameSource: AnyObject, Sendable {
     /// sliders). By default none: a camera without controls has nothing to adjust.
     func controlSettings() throws(HardwareError) -> [CameraControlSetting]
     /// Sets control `name` to `value` now (not saved: the config keeps what the camera opens
-    /// with). Throws when the camera offers no control `name` (by default it offers none).
-    func setControl(_ name: String, to value: Int) throws(HardwareError)
+    /// with) and returns the value the camera took, read back (a driver clamps a value out of
+    /// its range: 999 may become 127). Throws when the camera offers no control `name` (by
+    /// default it offers none).
+    @discardableResult
+    func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int
 }
 
 extension FrameSource {
@@ -101,7 +104,8 @@ extension FrameSource {
     public func controlSettings() throws(HardwareError) -> [CameraControlSetting] { [] }
 
     /// A camera without controls has no control `name`.
-    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
+    @discardableResult
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int {
         throw .noSuchControl(name, operation: "setControl", device: self.name, known: [])
     }
 }

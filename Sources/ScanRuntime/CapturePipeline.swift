@@ -57,12 +57,14 @@ public final class CapturePipeline: Sendable {
             let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
             guard let staged = tuning.decoder as? any StagedDecoder else {
                 let (symbols, seconds) = Self.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
-                return (inputs + [.decoded(session: session, symbols: symbols, seconds: seconds, brightness: brightness)], nil)
+                return (inputs + [.decoded(session: session, symbols: symbols, seconds: seconds, brightness: brightness,
+                                           frame: FrameSize(width: frame.width, height: frame.height))], nil)
             }
             let started = ContinuousClock.now
             let look = staged.firstLook(frame, viewport: tuning.viewport)
             let seconds = (ContinuousClock.now - started).milliseconds / 1000
-            inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness))
+            inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness,
+                                   frame: FrameSize(width: frame.width, height: frame.height)))
             let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
                                                       frame: frame, viewport: tuning.viewport) : nil
             return (inputs, deep)
@@ -88,7 +90,8 @@ public final class CapturePipeline: Sendable {
         let symbols = job.decoder.deepLook(job.look, abandon: { !current() || sceneMovedOn(since: job) })
         if !symbols.isEmpty, current(), !sceneMovedOn(since: job) {
             state.withLock { $0.fruitless = nil }
-            return [.decoded(session: job.session, symbols: symbols, seconds: (ContinuousClock.now - started).milliseconds / 1000)]
+            return [.decoded(session: job.session, symbols: symbols, seconds: (ContinuousClock.now - started).milliseconds / 1000,
+                             frame: FrameSize(width: job.frame.width, height: job.frame.height))]
         }
         // Nothing read: what a person could change, at most twice a second.
         let guide = state.withLock { s -> Bool in

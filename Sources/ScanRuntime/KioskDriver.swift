@@ -99,23 +99,23 @@ public final class KioskDriver {
     }
 
     /// The answer to a host command other than `SET` and `VERSION` (which the runtime answers).
-    public func answer(_ command: HostCommand, now: Duration) -> String? {
+    public func answer(_ command: HostCommand, now: Duration, door: PressSource = .host) -> String? {
         failures = []
         switch command {
-        case .trigger: run(.kiosk(.hostTrigger), now: now); return "OK TRIGGER"
+        case .trigger: run(.kiosk(.hostTrigger(from: door)), now: now); return "OK TRIGGER"
         case .stop: run(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
-            if let refusal = core.machine.refusal(of: .torchOverride(mode)) { return "ERR TORCH: " + refusal }
+            if let refusal = core.machine.refusal(of: .torchOverride(mode)) { return HostCommandError("TORCH", refusal).answer }
             run(.kiosk(.torchOverride(mode)), now: now)
             let word = mode.map { $0.rawValue.uppercased() } ?? "DEFAULT"
-            if let failure = failures.first { return "ERR TORCH \(word): \(failure)" }
+            if let failure = failures.first { return HostCommandError("TORCH", "\(word): \(failure)").answer }
             return "OK TORCH " + word
         case .beep: run(.beep, now: now); return "OK BEEP"
         case .status: return "OK STATUS " + status.json
         case .version, .set: return nil
         case .ack(let seq):
             return outputs.map({ $0.acknowledge(seq) }).contains(true)
-                ? "OK ACK \(seq)" : "ERR ACK \(seq): no result \(seq) waits for an acknowledgement"
+                ? "OK ACK \(seq)" : HostCommandError("ACK", "no result \(seq) waits for an acknowledgement").answer
         }
     }
 
@@ -165,7 +165,7 @@ public final class KioskDriver {
             guard let torch = hardware.torch else { return [] }
             do {
                 try torch.set(LineValue(on))
-                logger.info("torch \(on ? "on" : "off")")
+                logger.debug("torch \(on ? "on" : "off")")
                 return []
             } catch {
                 logger.error("torch: \(error)")
@@ -217,7 +217,7 @@ public final class KioskDriver {
             // A camera that cannot change its rate says so once; it keeps the rate it has.
             do {
                 let got = try camera.setFrameRate(fps)
-                logger.info("camera \(camera.name): \(got) fps\(fps > 0 ? " while watching" : "")")
+                logger.debug("camera \(camera.name): \(got) fps\(fps > 0 ? " while watching" : "")")
                 return [.now(.rateSet(fps, took: true))]
             } catch {
                 logger.notice("camera \(camera.name): watching at the full rate: \(error)")

@@ -340,7 +340,7 @@ public actor KioskRuntime: Service {
             for item in lines.feed(chunk) {
                 let reply: String
                 switch item {
-                case .tooLong: reply = "ERR line too long (at most \(HostCommand.maxLength) bytes)"
+                case .tooLong: reply = HostCommandError(line: "too long (at most \(HostCommand.maxLength) bytes)").answer
                 case .line(let text): reply = await answer(text)
                 }
                 self.reply(reply, on: port)
@@ -350,22 +350,24 @@ public actor KioskRuntime: Service {
 
     /// One line of the host command language from any channel (serial port, MQTT), answered as
     /// on the serial port: `OK ...` or `ERR ...`. `applySet` tries `SET key=value`.
-    public func command(_ line: String, version: String, applySet: @Sendable (String, String) async -> String?) async -> String {
+    /// `door`: where the line came from, for the presses counted per source.
+    public func command(_ line: String, version: String, door: PressSource = .host,
+                        applySet: @Sendable (String, String) async -> String?) async -> String {
         switch Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }) {
-        case .failure(let error): return "ERR " + error.message
+        case .failure(let error): return error.answer
         case .success(.set(let key, let value)):
-            if let problem = await applySet(key, value) { return "ERR SET \(key): \(problem)" }
+            if let problem = await applySet(key, value) { return HostCommandError("SET", problem).answer }
             return "OK SET \(key)"
         case .success(.version): return "OK VERSION scand \(version)"
-        case .success(let command): return answer(command)
+        case .success(let command): return answer(command, door: door)
         }
     }
 
     /// Writes the status again (an output's connection changed outside the loop).
     public func refreshStatus() { driver.refreshStatus() }
 
-    private func answer(_ command: HostCommand) -> String {
-        step { driver.answer(command, now: elapsed()) } ?? "ERR \(command) is not answered here"
+    private func answer(_ command: HostCommand, door: PressSource) -> String {
+        step { driver.answer(command, now: elapsed(), door: door) } ?? HostCommandError("\(command)", "not answered here").answer
     }
 
     /// Answers are written on the output queue, like results: they never interleave.

@@ -1,3 +1,4 @@
+import ScanCore
 import ScanHardware
 #if canImport(Glibc)
 import Glibc
@@ -13,8 +14,13 @@ public enum MetricsFile {
             out += "scand_\(name)\(labels) \(value)\n"
         }
         let m = s.metrics
-        metric("presses_total", "counter", "Button presses and host triggers.", "\(m.presses)")
+        out += "# HELP scand_presses_total Presses by source: the button, a host TRIGGER (serial), the web or control socket, MQTT, a presentation wake.\n"
+        out += "# TYPE scand_presses_total counter\n"
+        for source in PressSource.allCases {
+            out += "scand_presses_total{source=\"\(source.rawValue)\"} \(m.pressesBySource[source] ?? 0)\n"
+        }
         metric("good_reads_total", "counter", "Results delivered.", "\(m.goodReads)")
+        metric("rejected_total", "counter", "Codes read but refused by scan.accept or scan.accept_pattern (not results).", "\(m.rejected)")
         metric("closed_without_scan_total", "counter", "Sessions ended without a code (timeout or cancel).", "\(m.closedWithoutScan)")
         metric("errors_total", "counter", "Presses refused or sessions broken because the camera was unavailable.", "\(m.errors)")
         metric("torch_on_total", "counter", "Times the torch was switched on for a session or by the host.", "\(m.torchOn)")

@@ -10,17 +10,20 @@ enum SetupPageHTML {
 body{font:14px system-ui,sans-serif;margin:0;background:#1d2126;color:#e8e8e8}
 header{padding:8px 14px;background:#2b3038;font-weight:600}
 main{display:flex;flex-wrap:wrap;gap:14px;padding:14px}
-#view{position:relative;display:inline-block;line-height:0;background:#000;min-width:320px;min-height:240px}
-#preview{max-width:min(66vw,960px);display:block}
+#view{position:relative;display:inline-block;line-height:0;background:#000;min-height:240px;max-width:100%}
+#preview{max-width:min(100%,66vw,960px);display:block}
+@media (max-width:700px){#preview{max-width:100%}}
 #overlay{position:absolute;left:0;top:0;cursor:move}
-section{background:#2b3038;border-radius:6px;padding:10px 12px;margin-bottom:12px;min-width:300px}
+section{background:#2b3038;border-radius:6px;padding:10px 12px;margin-bottom:12px}
 h2{font-size:13px;margin:0 0 6px;color:#9ab}
 button{background:#3d6fb6;color:#fff;border:0;border-radius:4px;padding:6px 12px;margin:2px;font:inherit;cursor:pointer}
 button.alt{background:#555}
 button:disabled{opacity:.4;cursor:not-allowed}
 pre,code{background:#14171b;padding:6px;border-radius:4px;font:12px ui-monospace,monospace;white-space:pre-wrap;margin:4px 0}
 table{border-collapse:collapse}td{padding:1px 8px 1px 0}
-#results li{font:12px ui-monospace,monospace;margin:2px 0}
+#results li{font:12px ui-monospace,monospace;margin:2px 0;overflow-wrap:anywhere}
+main>div{min-width:0;flex:1 1 300px}main>div:first-child{flex:0 1 auto;max-width:100%}
+td{overflow-wrap:anywhere}section{min-width:0;max-width:100%;box-sizing:border-box}
 #guidance li{color:#ffe14d}
 label{display:block;margin-top:4px}input[type=range]{width:220px;vertical-align:middle}
 #answer{color:#9c9}
@@ -55,7 +58,7 @@ const token = new URLSearchParams(location.search).get("token");
 const q = token ? "?token=" + encodeURIComponent(token) : "";
 const headers = token ? {"Authorization": "Bearer " + token} : {};
 const $ = id => document.getElementById(id);
-let viewport = null, dragged = null, located = [], locatedAt = 0, frameSize = null;
+let viewport = null, dragged = null, located = [], locatedAt = 0, frameSize = null, locatedSize = null;
 const changedControls = {};
 
 async function api(path, body) {
@@ -120,13 +123,14 @@ function draw() {
     g.fillStyle = "#00beff";
     g.fillRect((viewport[0] + viewport[2]) * c.width - 8, (viewport[1] + viewport[3]) * c.height - 8, 8, 8);
   }
-  if (frameSize && Date.now() - locatedAt < 1500) {
+  const size = locatedSize || frameSize;
+  if (size && Date.now() - locatedAt < 1500) {
     g.strokeStyle = "#00e63c"; g.lineWidth = 3; g.fillStyle = "#00e63c"; g.font = "13px sans-serif";
     for (const code of located) {
       g.beginPath();
-      code.corners.forEach(([x, y], i) => { const px = x * c.width / frameSize[0], py = y * c.height / frameSize[1]; i ? g.lineTo(px, py) : g.moveTo(px, py); });
+      code.corners.forEach(([x, y], i) => { const px = x * c.width / size[0], py = y * c.height / size[1]; i ? g.lineTo(px, py) : g.moveTo(px, py); });
       g.closePath(); g.stroke();
-      if (code.corners.length) g.fillText(code.symbology, code.corners[0][0] * c.width / frameSize[0], code.corners[0][1] * c.height / frameSize[1] - 4);
+      if (code.corners.length) g.fillText(code.symbology, code.corners[0][0] * c.width / size[0], code.corners[0][1] * c.height / size[1] - 4);
     }
   }
 }
@@ -174,27 +178,30 @@ function listen() {
   const events = new EventSource("/api/events" + q);
   events.onmessage = m => {
     const e = JSON.parse(m.data);
-    if (e.event === "located") { located = e.codes; locatedAt = Date.now(); draw(); }
+    // The corners are in the pixels of the frame they were found in (its size in the event).
+    if (e.event === "located") { located = e.codes; locatedSize = e.width ? [e.width, e.height] : null; locatedAt = Date.now(); draw(); }
     else if (e.event === "result") { addResult(e); refresh(); }
     else if (e.event === "guidance") showGuidance(e.advice);
     else if (["camera", "torch", "scanning-started", "scanning-stopped"].includes(e.event)) refresh();
   };
 }
 
-window.addEventListener("load", async () => {
-  const [, text] = await api("/api/results");
-  for (const e of JSON.parse(text)) addResult(e);
-  await refresh();
-  listen();
-  loadControls();
+// Status, results and a first frame at once, on the first paint (not after the load event).
+(async () => {
   const img = $("preview");
   img.onload = draw;
   new ResizeObserver(draw).observe(img); // frames of another size resize the preview
-  // Started after the page's load event: a multipart stream never finishes loading.
-  img.src = "/preview.mjpeg" + q;
+  img.src = "/snapshot.png?raw=1" + (token ? "&token=" + encodeURIComponent(token) : "");
+  listen();
+  await refresh();
+  const [, text] = await api("/api/results");
+  for (const e of JSON.parse(text)) addResult(e);
+  loadControls();
   setInterval(refresh, 2000);
   setInterval(draw, 500);
-});
+})();
+// The live stream after the page's load event: a multipart stream never finishes loading.
+window.addEventListener("load", () => { $("preview").src = "/preview.mjpeg" + q; });
 </script>
 </body></html>
 """#

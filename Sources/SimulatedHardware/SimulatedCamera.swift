@@ -236,16 +236,19 @@ extension SimulatedCamera {
                 CameraControlSetting(name: "contrast", minimum: 0, maximum: 200, defaultValue: 100, value: contrast)]
     }
 
-    public func setControl(_ name: String, to value: Int) throws(HardwareError) {
-        let known = try state.withLock { s throws(HardwareError) -> Bool in
+    /// Sets `brightness` or `contrast`, clamped to its range as a driver does; returns the value taken.
+    @discardableResult
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int {
+        let taken = try state.withLock { s throws(HardwareError) -> Int? in
             guard s.open else { throw HardwareError(.notFound, operation: "VIDIOC_S_CTRL", device: self.name, hint: "the camera is not open") }
             switch name {
-            case "brightness": s.brightness = min(127, max(-128, value)); return true
-            case "contrast": s.contrast = min(200, max(0, value)); return true
-            default: return false
+            case "brightness": s.brightness = min(127, max(-128, value)); return s.brightness
+            case "contrast": s.contrast = min(200, max(0, value)); return s.contrast
+            default: return nil
             }
         }
-        if !known { throw .noSuchControl(name, operation: "VIDIOC_S_CTRL", device: self.name, known: ["brightness", "contrast"]) }
+        guard let taken else { throw .noSuchControl(name, operation: "VIDIOC_S_CTRL", device: self.name, known: ["brightness", "contrast"]) }
+        return taken
     }
 }
 

@@ -33,9 +33,7 @@ public enum Guidance {
             PixelRect(x: $0.x + area.x, y: $0.y + area.y, width: $0.width, height: $0.height)
         }
         guard let region = regions.first else { return (advice, []) }
-        let cell = EdgeCells.cellSize(width: crop.width, height: crop.height)
-        if region.x - area.x <= cell || region.y - area.y <= cell
-            || region.x + region.width >= area.x + area.width - cell || region.y + region.height >= area.y + area.height - cell {
+        if touchesEdge(crop, PixelRect(x: region.x - area.x, y: region.y - area.y, width: region.width, height: region.height)) {
             advice.append(Advice(.partlyOutside, "code partly outside the viewport: move it to the middle", region: region))
         }
         let look = RegionLook(frame.cropped(to: region))
@@ -50,6 +48,25 @@ public enum Guidance {
             }
         }
         return (advice, regions)
+    }
+}
+
+extension Guidance {
+    /// Whether the code in `region` (of `crop`, the viewport) runs into the viewport's edge: its
+    /// code-like cells reach an edge over at least 3 cells. A region can reach an edge through a
+    /// thin line of clutter it joined (the shared corpus's blurred EAN-13 label and the rule below
+    /// it); a code cut by the edge meets it with its whole extent.
+    static func touchesEdge(_ crop: GrayFrame, _ region: PixelRect) -> Bool {
+        guard let cells = EdgeCells(crop, minimumCells: 3) else { return false }
+        let threshold = max(6, cells.rank(50) / cells.samplesPerCell * 3) * cells.samplesPerCell
+        let marked = CellGrid.closingGaps(cells.energy.map { $0 >= threshold }, columns: cells.columns, rows: cells.rows)
+        let c0 = max(0, region.x / cells.cell), c1 = min(cells.columns - 1, (region.x + region.width) / cells.cell - 1)
+        let r0 = max(0, region.y / cells.cell), r1 = min(cells.rows - 1, (region.y + region.height) / cells.cell - 1)
+        guard c0 <= c1, r0 <= r1 else { return false }
+        func along(row r: Int) -> Int { (c0...c1).filter { marked[r * cells.columns + $0] }.count }
+        func along(column c: Int) -> Int { (r0...r1).filter { marked[$0 * cells.columns + c] }.count }
+        return (r0 == 0 && along(row: 0) >= 3) || (r1 == cells.rows - 1 && along(row: r1) >= 3)
+            || (c0 == 0 && along(column: 0) >= 3) || (c1 == cells.columns - 1 && along(column: c1) >= 3)
     }
 }
 

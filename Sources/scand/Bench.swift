@@ -33,8 +33,8 @@ extension DecodeQuality: ExpressibleByArgument {}
 struct KioskLatency: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "kiosk", abstract: "Press-to-serial latency over many sessions.")
 
-    @Option(help: "Image files or folders the simulated camera plays.")
-    var images: [String] = ["../shared/corpus/scenes"]
+    @Option(help: "Image files or folders the simulated camera plays (required; e.g. --images samples).")
+    var images: [String] = []
 
     @Option(help: "Frames per second.")
     var fps = 30
@@ -65,6 +65,13 @@ struct KioskLatency: AsyncParsableCommand {
 
     @Flag(help: "Run the sessions again with a setup page watching the live preview (JPEG at 5 fps), and compare.")
     var page = false
+
+    func validate() throws {
+        if images.isEmpty { throw ValidationError("name the images to play: --images FILE_OR_FOLDER (e.g. --images samples)") }
+        for path in images where access(path, R_OK) != 0 {
+            throw ValidationError("--images \(path): cannot open (\(String(cString: strerror(errno))))")
+        }
+    }
 
     func run() async throws {
         let period = 1000.0 / Double(fps)
@@ -264,8 +271,12 @@ struct KioskLatency: AsyncParsableCommand {
 struct ConvertBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "convert", abstract: "YUYV and MJPEG to gray, ms per frame.")
 
-    @Option(help: "A folder of JPEG scenes (one per size is used as the MJPEG frame).")
-    var corpus = "../shared/corpus/scenes"
+    @Option(help: "A folder of JPEG scenes (one per size is used as the MJPEG frame; required).")
+    var corpus: String
+
+    func validate() throws {
+        if Posix.directoryEntries(corpus) == nil { throw ValidationError("--corpus \(corpus): cannot open the folder (\(String(cString: strerror(errno))))") }
+    }
 
     @Option(help: "Repetitions per measurement.")
     var repeats = 50

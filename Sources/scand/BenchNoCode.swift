@@ -12,11 +12,11 @@ import ScanHardware
 struct NoCodeBench: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "no-code", abstract: "The cost of frames with nothing readable.")
 
-    @Option(help: "An image with a code (the reference; its exposure is spoilt for the torch cases).")
-    var code = "samples/qr-wifi.jpg"
+    @Option(help: "An image with a code (the reference; its exposure is spoilt for the torch cases), e.g. samples/qr-wifi.jpg.")
+    var code: String
 
-    @Option(help: "An image without a code (clutter).")
-    var clutter = "Tests/Fixtures/no-code.png"
+    @Option(help: "An image without a code (clutter), e.g. Tests/Fixtures/no-code.png.")
+    var clutter: String
 
     @Option(help: "Repetitions per frame.")
     var repeats = 40

@@ -24,8 +24,8 @@ struct SoakBench: AsyncParsableCommand {
     @Option(help: "Scan sessions to run.")
     var sessions = 10_000
 
-    @Option(help: "The image the simulated camera shows.")
-    var image = "samples/qr-wifi.jpg"
+    @Option(help: "The image the simulated camera shows, e.g. samples/qr-wifi.jpg.")
+    var image: String
 
     func validate() throws {
         if !(100...10_000_000).contains(sessions) { throw ValidationError("--sessions must be from 100 to 10000000") }

@@ -27,8 +27,8 @@ struct SpeechBench: AsyncParsableCommand {
     @Option(help: "What is said.")
     var text = "QR code scanned"
 
-    @Option(help: "Image decoded while speech runs.")
-    var image = "Tests/Fixtures/qr.png"
+    @Option(help: "Image decoded while speech runs, e.g. Tests/Fixtures/qr.png.")
+    var image: String
 
     @Option(help: "Frames decoded in each half of the decoding comparison.")
     var frames = 300

@@ -9,7 +9,7 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode barcodes in image files (PNG, JPEG, PGM).",
         discussion: """
-            Exit status: 0 when every file yielded a code, 1 when some file yielded none,
+            Exit status: 0 when every file yielded a code, 1 when some file yielded none, \
             2 when some file could not be read (named on stderr; the others are still decoded).
             """
     )
@@ -17,11 +17,14 @@ struct Decode: ParsableCommand {
     @Flag(help: "Print one JSON object per file, one per line, in input order.")
     var json = false
 
-    @Option(help: ArgumentHelp("Decode only inside this normalized region.", valueName: "x,y,w,h"))
+    @Option(help: ArgumentHelp("Decode only inside this region, as fractions of the image: x,y from the top left, "
+                               + "width, height (e.g. 0.25,0.25,0.5,0.5).", valueName: "x,y,w,h"),
+            transform: ViewportArgument.init(parsing:))
     var roi: ViewportArgument?
 
-    @Option(help: ArgumentHelp("Comma-separated symbologies to read (default: all the engine supports).",
-                               valueName: "names"))
+    @Option(help: ArgumentHelp("Comma-separated symbologies to read (default: all the engine supports): "
+                               + Symbology.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "names"),
+            transform: SymbologyList.init(parsing:))
     var symbologies: SymbologyList?
 
     @Option(help: "Decoder: pipeline (zxing-cpp and zbar with extra passes), zxing or zbar.")
@@ -30,8 +33,8 @@ struct Decode: ParsableCommand {
     @Option(help: "Pipeline effort: fast, balanced or accurate.")
     var quality: QualityChoice = .balanced
 
-    @Option(help: "Threads for the pipeline's deeper passes on an image (default: the processors online).")
-    var workers: Int = Posix.onlineProcessors
+    @Option(help: "Threads for the pipeline's deeper passes on an image (default: the processors online, \(Posix.onlineProcessors) here).")
+    var workers: Int?
 
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
@@ -44,7 +47,8 @@ struct Decode: ParsableCommand {
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
-        if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000") }
+        if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000, not \(maxPixels)") }
+        if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
     }
 
     func run() throws {
@@ -55,7 +59,7 @@ struct Decode: ParsableCommand {
         case .zxing: decoder = ZXingDecoder(symbologies: set)
         case .pipeline:
             // One image is one frame: no agreeing frames, check digits and lengths as configured by default.
-            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers,
+            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers ?? Posix.onlineProcessors,
                                      stopsAtFirstCode: false)
         }
         let viewport = roi?.viewport ?? .full
@@ -106,29 +110,39 @@ enum DecodeReport {
     }
 }
 
-/// `x,y,w,h` as a viewport.
-struct ViewportArgument: ExpressibleByArgument {
+/// `x,y,w,h` as a viewport; a value refused says why.
+struct ViewportArgument {
     let viewport: Viewport
-    init?(argument: String) {
-        let parts = argument.split(separator: ",").map { Double(String($0).trimmingSpaces) }
-        guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else { return nil }
-        let v = Viewport(x: x, y: y, width: w, height: h)
-        guard v.problem == nil else { return nil }
+
+    init(parsing argument: String) throws(ValidationError) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces }
+        guard parts.count == 4 else {
+            throw ValidationError("give four numbers x,y,w,h (fractions of the image, e.g. 0.25,0.25,0.5,0.5), not \(parts.count)")
+        }
+        var numbers: [Double] = []
+        for part in parts {
+            guard let n = Double(part) else { throw ValidationError("\"\(part.prefix(20))\" is not a number; give x,y,w,h as fractions, e.g. 0.25,0.25,0.5,0.5") }
+            numbers.append(n)
+        }
+        let v = Viewport(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+        if let problem = v.problem { throw ValidationError(problem + " (x,y,w,h are fractions of the image, from 0 to 1)") }
         viewport = v
     }
-    static var defaultCompletionKind: CompletionKind { .default }
 }
 
-/// A comma-separated list of symbology names.
-struct SymbologyList: ExpressibleByArgument {
+/// A comma-separated list of symbology names; an unknown name is refused with the list of names.
+struct SymbologyList {
     let set: Set<Symbology>
-    init?(argument: String) {
+
+    init(parsing argument: String) throws(ValidationError) {
         var set = Set<Symbology>()
-        for name in argument.split(separator: ",") {
-            guard let s = Symbology(name: String(name)) else { return nil }
+        for name in argument.split(separator: ",").map({ String($0).trimmingSpaces }) where !name.isEmpty {
+            guard let s = Symbology(name: name) else {
+                throw ValidationError("\"\(name.prefix(30))\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
+            }
             set.insert(s)
         }
-        guard !set.isEmpty else { return nil }
+        guard !set.isEmpty else { throw ValidationError("name at least one symbology: " + Symbology.allCases.map(\.rawValue).joined(separator: ", ")) }
         self.set = set
     }
 }

@@ -18,8 +18,8 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the scanner daemon.",
         discussion: """
-            SIGTERM or SIGINT stops it gracefully (torch off, outputs flushed); SIGHUP reloads the
-            config (a bad new config is rejected and the old one kept). With simulated hardware,
+            SIGTERM or SIGINT stops it gracefully (torch off, outputs flushed); SIGHUP reloads the \
+            config (a bad new config is rejected and the old one kept). With simulated hardware, \
             the Enter key (or --press-every) is the button.
             """
     )
@@ -67,14 +67,12 @@ struct Run: AsyncParsableCommand {
         let journal = JournalLogHandler.available
         LoggingSystem.bootstrap { label in
             if journal { return JournalLogHandler(logLevel: KioskRuntime.level(loaded.logLevel), label: label) }
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = KioskRuntime.level(loaded.logLevel)
-            return handler
+            return TerminalLogHandler(logLevel: KioskRuntime.level(loaded.logLevel))
         }
         let logger = Logger(label: "scand")
         let app: KioskApp
         do {
-            let options = KioskApp.Options(configPath: config, overrides: overrides, version: Scand.configuration.version,
+            let options = KioskApp.Options(configPath: config, overrides: overrides, version: Version.daemon,
                                            pressEvery: pressEvery.map { .milliseconds(Int($0 * 1000)) }, signals: signals)
             app = try KioskApp(config: loaded, options: options, logger: logger)
         } catch {
@@ -82,8 +80,12 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if let button = app.simulatedButton {
-            if !noStdin { StdinButton.start(button, logger: logger) }
-            logger.notice("simulated hardware: press Enter to press the button; Ctrl-C stops")
+            if !noStdin {
+                StdinButton.start(button, logger: logger)
+                logger.notice("simulated hardware: press Enter to press the button; Ctrl-C stops")
+            } else if let pressEvery {
+                logger.notice("simulated hardware: the button is pressed every \(pressEvery) s; Ctrl-C stops")
+            }
         }
         logger.notice("scand started", metadata: ["config": "\(config)", "camera": "\(app.cameraName)"])
         // One group: its signal service ends on SIGTERM or SIGINT, which shuts the group down

@@ -5,7 +5,7 @@ struct Scand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scand",
         abstract: "A barcode and QR scanner daemon for kiosk boards.",
-        version: "0.1.0",
+        version: Version.full,
         subcommands: [Run.self, Decode.self, CheckConfig.self, Status.self, SnapshotCommand.self, ProbeCommand.self, Bench.self]
     )
 }

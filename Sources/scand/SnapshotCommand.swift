@@ -17,8 +17,8 @@ struct SnapshotCommand: AsyncParsableCommand {
         commandName: "snapshot",
         abstract: "Save one camera frame with the viewport, the codes found and guidance drawn over it.",
         discussion: """
-            Asks the running daemon over its control socket (control.socket; it holds the camera),
-            or opens the camera itself when no daemon runs. Prints what was found: codes, guidance,
+            Asks the running daemon over its control socket (control.socket; it holds the camera), \
+            or opens the camera itself when no daemon runs. Prints what was found: codes, guidance, \
             brightness, focus (variance of the Laplacian in the viewport: higher is sharper).
             """
     )

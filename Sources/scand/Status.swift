@@ -12,7 +12,7 @@ struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the camera state, torch and metrics of the running daemon.",
         discussion: """
-            Asks the running daemon over its control socket (control.socket); when nothing listens
+            Asks the running daemon over its control socket (control.socket); when nothing listens \
             there, reads the status file the daemon writes (status.file, or --file).
             """
     )

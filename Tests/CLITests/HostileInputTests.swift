@@ -99,17 +99,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: d.dir) }
         #expect(try await d.ask("VERSION").hasPrefix("OK VERSION scand"))
         let answers = [
-            ("SET scan.viewport=[0.1,0.1,0.8,}", "ERR SET scan.viewport: the value [0.1,0.1,0.8,} is not valid TOML: column 14"),
-            ("SET x=[}", "ERR SET x: the value [} is not valid TOML"),
-            ("SET .={}", "ERR SET .: not a key"),
-            ("SET scan..x=1", "ERR SET scan..x: not a key"),
-            ("SET output.serial.prefix=abc", "ERR SET output.serial.prefix: takes effect at start"),
-            ("SET outbox.directory=/tmp", "ERR SET outbox.directory: takes effect at start"),
-            ("SET scan.session_timeout_ms=abc", "ERR SET scan.session_timeout_ms: must be an integer, not a string"),
-            ("SET scan.session_timeout_ms=1e3", "ERR SET scan.session_timeout_ms: must be an integer, not a number"),
-            ("SET scan.nothing=1", "ERR SET scan.nothing: unknown key"),
-            ("SET decoding.engines=[\"zbar\"]", "ERR SET decoding.engines: scan.symbologies: Aztec, DataMatrix, PDF417 are read by no configured engine"),
-            (String(repeating: "é", count: 86), "ERR only printable ASCII is accepted"),
+            ("SET scan.viewport=[0.1,0.1,0.8,}", "ERR SET: scan.viewport: the value [0.1,0.1,0.8,} is not valid TOML: column 14"),
+            ("SET x=[}", "ERR SET: unknown key x; known keys here: hardware"),
+            ("SET .={}", "ERR SET: .: not a key"),
+            ("SET scan..x=1", "ERR SET: scan..x: not a key"),
+            ("SET output.serial.prefix=abc", "ERR SET: output.serial.prefix takes effect at start"),
+            ("SET outbox.directory=/tmp", "ERR SET: outbox.directory takes effect at start"),
+            ("SET scan.session_timeout_ms=abc", "ERR SET: scan.session_timeout_ms: must be an integer, not a string"),
+            ("SET scan.session_timeout_ms=1e3", "ERR SET: scan.session_timeout_ms: must be an integer, not a number"),
+            ("SET scan.nothing=1", "ERR SET: unknown key scan.nothing; known keys here: "),
+            ("SET decoding.engines=[\"zbar\"]", "ERR SET: decoding.engines: scan.symbologies: Aztec, DataMatrix, PDF417 are read by no configured engine"),
+            (String(repeating: "é", count: 86), "ERR LINE: only printable ASCII is accepted"),
             ("SET scan.session_timeout_ms=4000", "OK SET scan.session_timeout_ms"),
         ]
         for (line, expected) in answers {

@@ -93,7 +93,7 @@ import Testing
         await ChildProcess.reap(burst)
         #expect(await replies.wait { replies.lines.count >= 30 }, "\(replies.lines)")
         let ok = replies.lines.filter { $0.hasPrefix("scand/kr/cmd/reply OK VERSION") }.count
-        let busy = replies.lines.filter { $0 == "scand/kr/cmd/reply ERR busy: more than 10 commands a second; not run" }.count
+        let busy = replies.lines.filter { $0 == "scand/kr/cmd/reply ERR VERSION: busy: more than 10 commands a second; not run" }.count
         // The burst of 20 at least (plus what refilled while the 30 arrived), the rest refused.
         #expect(ok >= 20 && ok < 30 && ok + busy == 30, "\(ok) run, \(busy) refused: \(replies.lines)")
         #expect(await Poll.until { daemon.statusJSON["commandsRefused"] as? Int == busy }, "\(daemon.statusJSON)")

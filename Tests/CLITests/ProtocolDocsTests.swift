@@ -149,9 +149,10 @@ import Testing
         }
         // Rows no door of these daemons can reach, each with where it is tested.
         let elsewhere = [
-            "ERR TORCH <mode>: <reason>": "a torch line that fails (KioskDriver tests)",
-            "ERR busy: 32 commands are waiting": "MQTT's full queue (MQTT tests)",
-            "ERR <command> is not answered here": "no working daemon gives it",
+            "ERR TORCH: <mode>: <reason>": "a torch line that fails (KioskDriver tests)",
+            "ERR <COMMAND>: busy: more than 10 commands a second; not run": "MQTT's rate (MQTTFloodTests)",
+            "ERR <COMMAND>: busy: too many commands waiting; not run": "MQTT's full queue (MQTTFloodTests)",
+            "ERR <COMMAND>: not answered here": "no working daemon gives it",
         ]
         for (row, _) in table where seen[row] == nil && elsewhere[row] == nil {
             Issue.record("\(Self.page): no answer of the daemon matched the row \(row): is it still given? If so, add a line that gets it to ProtocolDocsTests.lines")

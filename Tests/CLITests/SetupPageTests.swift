@@ -299,11 +299,11 @@ import Glibc
         let cases: [(Answer, Int, String)] = [
             (try Self.get(port, "/nothing-here"), 404, "no such page"),
             (try Self.http(port: port, "PUT /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n"), 405, "use GET"),
-            (try Self.post(port, "/api/command", []), 400, "ERR empty command"),
-            (try Self.post(port, "/api/command", [0x54, 0x00, 0xFF, 0x0A]), 400, "ERR only printable ASCII is accepted"),
-            (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 400, "ERR line too long (at most 256 bytes)"),
+            (try Self.post(port, "/api/command", []), 400, "ERR LINE: empty command"),
+            (try Self.post(port, "/api/command", [0x54, 0x00, 0xFF, 0x0A]), 400, "ERR LINE: only printable ASCII is accepted"),
+            (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 400, "ERR LINE: too long (at most 256 bytes)"),
             (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 100_000)), 413, "at most 4096"),
-            (try Self.post(port, "/api/command", Array("FLY ME TO THE MOON".utf8)), 400, "ERR"),
+            (try Self.post(port, "/api/command", Array("FLY ME TO THE MOON".utf8)), 400, "ERR FLY: unknown command"),
             (try Self.post(port, "/api/command", Array("SET output.serial.device=/dev/null".utf8)), 403, "not set over the web"),
             (try Self.post(port, "/api/command", Array("SET outbox.directory=/tmp".utf8)), 403, "not set over the web"),
             (try Self.post(port, "/api/controls", Array("brightness=lots".utf8)), 400, "whole number"),
@@ -453,5 +453,29 @@ import Glibc
         #expect(rows.contains("torchunavailable") && rows.contains("torch modeon"), "\(rows)")
         let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))
         #expect(answer.status == 400 && answer.text == "ERR TORCH: no torch line\n", "\(answer.status) \(answer.text)")
+    }
+
+    /// Issue 40: the page holds its layout with a 300-character payload at 1280, 800 and 390 px
+    /// wide (screenshots of each in docs/): at 1280 px the panels stand beside the preview, none
+    /// below its bottom; at 390 px nothing scrolls sideways.
+    @Test func thePageHoldsItsLayoutAtThreeWidths() async throws {
+        let daemon = try Daemon()
+        #expect(await daemon.ready(), "\(daemon.logText)")
+        let docs = Fixture.repo.appendingPathComponent("docs")
+        let (report, object) = try Self.browse(daemon, screenshot: daemon.dir.appendingPathComponent("page.png"),
+                                               ["--no-trigger", "--layouts", docs.path])
+        guard let layouts = object?["layouts"] as? [String: [String: Any]] else { Issue.record("no layouts: \(report)"); return }
+        // At 1280 px the panels' column stands beside the preview: it starts above the preview's
+        // bottom and no panel has wrapped under the preview.
+        let wide = layouts["1280"] ?? [:]
+        let bottom = wide["previewBottom"] as? Double ?? 0, right = wide["previewRight"] as? Double ?? 0
+        let panels = wide["panelTops"] as? [[Double]] ?? []
+        #expect(!panels.isEmpty && panels[0][1] < bottom && panels.allSatisfy { $0[0] >= right },
+                "1280 px: a panel below the preview (bottom \(bottom), right \(right)): \(panels)")
+        for width in ["1280", "800", "390"] {
+            let l = layouts[width] ?? [:]
+            #expect((l["scrollWidth"] as? Double ?? 9999) <= (l["innerWidth"] as? Double ?? 0), "\(width) px scrolls sideways: \(l)")
+            #expect(FileManager.default.fileExists(atPath: docs.appendingPathComponent("setup-page-\(width).png").path))
+        }
     }
 }

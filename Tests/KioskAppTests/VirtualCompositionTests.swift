@@ -73,3 +73,20 @@ import Testing
         #expect(texts == ["scand DataMatrix fixture", "scand second QR", "https://example.org/kiosk?id=42"])
     }
 }
+
+/// `scan.accept` through the composed kiosk: the camera shows a URL QR code; a config that
+/// accepts only GS1 payloads refuses it with the `rejected` event and count, and no result.
+@Suite struct AcceptThroughTheCompositionTests {
+    @Test func aRefusedCodeIsAnEventAndACountNotAResult() throws {
+        let c = try VirtualCompositionTests.Composed("[camera]\nimages = [\"\(Fixture.path("qr.png"))\"]\nfps = 10\n[scan]\naccept = [\"gs1\"]\n")
+        c.kiosk.start()
+        c.kiosk.advance(.milliseconds(10))
+        c.kiosk.click()
+        c.kiosk.advance(.milliseconds(600))
+        let events = c.events.withLock { $0 }
+        #expect(c.results().isEmpty, "\(c.results())")
+        #expect(events.contains { $0.hasPrefix("{\"event\":\"rejected\"") && $0.contains("\"payload\":\"url\"") }, "\(events)")
+        #expect(events.contains { $0.contains("\"event\":\"feedback\"") && $0.contains("\"outcome\":\"rejected\"") }, "\(events)")
+        #expect(c.kiosk.driver.status.metrics.rejected == 1 && c.kiosk.driver.status.phase == "scanning")
+    }
+}

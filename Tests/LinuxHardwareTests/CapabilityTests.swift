@@ -54,8 +54,10 @@ import Glibc
         defer { camera.close() }
         #expect(try camera.setFrameRate(5) == 5)
         #expect(fake.state.withLock { $0.fps } == 5)
-        try camera.setControl("brightness", to: 7)
+        #expect(try camera.setControl("brightness", to: 7) == 7)
         #expect(fake.state.withLock { $0.controls[scand_V4L2_CID_BRIGHTNESS] } == 7)
+        // A value out of the driver's range: the answer is what the camera took, read back.
+        #expect(try camera.setControl("brightness", to: 999) == 64)
         #expect { try camera.setControl("loudness", to: 1) } throws: { e in
             let e = e as? HardwareError
             return e?.kind == .invalidFormat && "\(e!)".hasPrefix("/dev/video9 has no control loudness (VIDIOC_S_CTRL); known: brightness,")

@@ -124,7 +124,11 @@ final class FakeV4L2: @unchecked Sendable {
                 p.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: s.fps)
             case scand_VIDIOC_S_CTRL:
                 let c = arg!.assumingMemoryBound(to: v4l2_control.self)
-                s.controls[c.pointee.id] = c.pointee.value
+                // Like uvcvideo, brightness is clamped to its range (-64...64 here).
+                s.controls[c.pointee.id] = c.pointee.id == scand_V4L2_CID_BRIGHTNESS ? min(64, max(-64, c.pointee.value)) : c.pointee.value
+            case scand_VIDIOC_G_CTRL:
+                let c = arg!.assumingMemoryBound(to: v4l2_control.self)
+                c.pointee.value = s.controls[c.pointee.id] ?? 0
             case scand_VIDIOC_REQBUFS:
                 let r = arg!.assumingMemoryBound(to: v4l2_requestbuffers.self)
                 if s.mapped > 0 { s.lastErrno = EBUSY; return -1 }

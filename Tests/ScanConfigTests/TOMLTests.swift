@@ -84,11 +84,46 @@ import Testing
         #expect(try Override("scan.viewport=[0.1, 0.1, 0.8, 0.8]").value == .array([.double(0.1), .double(0.1), .double(0.8), .double(0.8)]))
         #expect(try Override("output.serial.device=/dev/pts/3").value == .string("/dev/pts/3"))
         #expect(try Override("outbox.directory=").value == .string(""))
-        for (item, message) in [
-            (".={}", "not a key"), ("scan..x=1", "not a key"), ("=1", "name a key"), ("x=[}", "is not valid TOML"),
-            ("scan.viewport=[0.1,0.1,0.8,}", "is not valid TOML: column 14"), ("novalue", "is not key=value"),
-        ] {
+        for (item, message) in [(".={}", "not a key"), ("scan..x=1", "not a key"), ("=1", "name a key"), ("novalue", "is not key=value")] {
             do { _ = try Override(item); Issue.record("\(item) accepted") } catch { #expect(error.message.contains(message), "\(item): \(error)") }
+        }
+        // Text that starts like TOML but is not: kept as text with the parser's reason, for the
+        // reader to use when the key is not a string.
+        for (item, message) in [("x=[}", "is not valid TOML"), ("scan.viewport=[0.1,0.1,0.8,}", "is not valid TOML: column 14")] {
+            let o = try Override(item)
+            #expect(o.problem?.contains(message) == true, "\(item): \(o)")
+        }
+    }
+
+    /// A string key takes bare text in `--set` whatever it looks like (`web.listen=0.0.0.0:8080`
+    /// is not TOML); another key refuses it with the parser's reason; errors of a `--set` value
+    /// name `--set`, not a line of the file.
+    @Test func aStringKeyTakesBareTextAndSetErrorsNameSet() throws {
+        let file = """
+            hardware = "simulated"
+            [camera]
+            images = ["a.png"]
+            [scan]
+            session_timeout_ms = 5000
+            """
+        let c = try ConfigLoader.parse(file, file: "k.toml", overrides: ["web.listen=127.0.0.1:8080", "camera.device=0"], boardsDirectory: "/nonexistent")
+        #expect(c.webListen?.description == "127.0.0.1:8080" && c.camera.device == "0", "\(String(describing: c.webListen)) \(c.camera.device)")
+        do {
+            _ = try ConfigLoader.parse(file, file: "k.toml", overrides: ["scan.session_timeout_ms=1", "scan.viewport=[0.1,0.1,0.8,}", "scan.viewport=hello"],
+                                       boardsDirectory: "/nonexistent")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == [
+                "--set: scan.viewport: must be [x, y, width, height]",
+                "--set: scan.session_timeout_ms: 1 is out of range; allowed: 500 to 600000",
+            ], "\(error)")
+        }
+        do {
+            _ = try ConfigLoader.parse(file, file: "k.toml", overrides: ["scan.viewport=[0.1,0.1,0.8,}"], boardsDirectory: "/nonexistent")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.errors.map(\.description) == ["--set: scan.viewport: the value [0.1,0.1,0.8,} is not valid TOML: column 14: expected a value "
+                                                  + "(a string, number, true/false, date, array or inline table), found '}'"], "\(error)")
         }
     }
 

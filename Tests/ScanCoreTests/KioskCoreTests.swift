@@ -184,15 +184,15 @@ import Testing
             if case .failure(let e) = HostCommand.line(from: bytes) { return e.message }
             return nil
         }
-        #expect(error([]) == "empty command; send one line, e.g. TRIGGER")
-        #expect(error(Array("\r\n".utf8)) == "empty command; send one line, e.g. TRIGGER")
-        #expect(error(Array(repeating: 0x41, count: 257)) == "line too long (at most 256 bytes)")
-        #expect(error([0x54, 0x00, 0xFF]) == "only printable ASCII is accepted")
-        #expect(error(Array("\u{1}BEEP".utf8)) == "only printable ASCII is accepted")
-        #expect(error(Array("BEEP\nVERSION".utf8)) == "one command per message (a line break inside)")
+        #expect(error([]) == "LINE: empty command; send one, e.g. TRIGGER")
+        #expect(error(Array("\r\n".utf8)) == "LINE: empty command; send one, e.g. TRIGGER")
+        #expect(error(Array(repeating: 0x41, count: 257)) == "LINE: too long (at most 256 bytes)")
+        #expect(error([0x54, 0x00, 0xFF]) == "LINE: only printable ASCII is accepted")
+        #expect(error(Array("\u{1}BEEP".utf8)) == "LINE: only printable ASCII is accepted")
+        #expect(error(Array("BEEP\nVERSION".utf8)) == "LINE: one command per message (a line break inside)")
         #expect(try HostCommand.line(from: Array("TRIGGER\r\n".utf8)).get() == "TRIGGER")
         // The serial port's own check says the same for what reaches the parser.
-        #expect(throws: HostCommandError("only printable ASCII is accepted")) { try HostCommand.parse("\u{1}BEEP") }
-        #expect(throws: HostCommandError("line too long (at most 256 bytes)")) { try HostCommand.parse(String(repeating: "A", count: 257)) }
+        #expect(throws: HostCommandError(line: "only printable ASCII is accepted")) { try HostCommand.parse("\u{1}BEEP") }
+        #expect(throws: HostCommandError(line: "too long (at most 256 bytes)")) { try HostCommand.parse(String(repeating: "A", count: 257)) }
     }
 }

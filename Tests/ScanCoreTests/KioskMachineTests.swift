@@ -29,7 +29,7 @@ import Testing
         var m = machine()
         #expect(m.handle(.buttonPressed) == [
             .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
-            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.info, "scan session 1 started"),
+            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.torch == .on && m.metrics.torchOn == 1 && m.metrics.presses == 1)
         #expect(m.phase == .scanning(session: 1))
@@ -61,7 +61,7 @@ import Testing
             #expect(m.handle(.torchOverride(mode)) == [])
         }
         #expect(m.torchMode == .auto && m.torch == .unavailable)
-        #expect(m.refusal(of: .hostTrigger) == nil)
+        #expect(m.refusal(of: .hostTrigger(from: .host)) == nil)
     }
 
     @Test func theTorchModeInForceIsTheHostsOverTheConfiguredOne() {
@@ -138,7 +138,7 @@ import Testing
         var m = machine { $0.alphanumeric = .confirm }
         _ = m.handle(.buttonPressed)
         _ = m.handle(.decoded(session: 1, symbols: [Self.qr]))
-        let effects = m.handle(.hostTrigger)
+        let effects = m.handle(.hostTrigger(from: .host))
         #expect(effects.contains(.startCapture(session: 2)))
         #expect(m.metrics.goodReads == 0)
     }

@@ -186,7 +186,7 @@ import Testing
     }
 
     @Test func aLongNonASCIILineIsReportedAsNonASCII() {
-        #expect(throws: HostCommandError("only printable ASCII is accepted")) { try HostCommand.parse(String(repeating: "é", count: 86)) }
+        #expect(throws: HostCommandError(line: "only printable ASCII is accepted")) { try HostCommand.parse(String(repeating: "é", count: 86)) }
     }
 
     @Test func jsonReaderRefusesWhatIsNotJSON() throws {

@@ -52,7 +52,7 @@ import Testing
         #expect(m.handle(.announcementEnded(id: 1)) == [], "the cut announcement's late end delivers nothing again")
         // A host trigger cuts too.
         _ = m.handle(.decoded(session: 2, symbols: [Self.qr]))
-        #expect(m.handle(.hostTrigger).prefix(2) == [.cutAnnouncement(id: 2), .deliver(ScanResult(sequence: 2, session: 2, symbol: Self.qr))])
+        #expect(m.handle(.hostTrigger(from: .host)).prefix(2) == [.cutAnnouncement(id: 2), .deliver(ScanResult(sequence: 2, session: 2, symbol: Self.qr))])
     }
 
     @Test func noReadAndCameraProblemsAreAnnounced() {

@@ -22,7 +22,7 @@ import Testing
         var (m, _) = machine { $0.trigger = .level }
         #expect(m.handle(.buttonPressed) == [
             .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
-            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.info, "scan session 1 started"),
+            .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [])) == [])
         #expect(m.handle(.buttonReleased) == [
@@ -41,7 +41,7 @@ import Testing
         var (m, onAvailable) = machine { $0.trigger = .continuous }
         #expect(onAvailable == [
             .log(.notice, "camera available"), .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
-            .indicate(.scanning), .log(.info, "scan session 1 started"),
+            .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [
             .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)),
@@ -59,7 +59,7 @@ import Testing
         #expect(m.handle(.hostStop) == [.stopCapture, .setTorch(on: false), .feedback(.cancelled), .indicate(.ready),
                                         .log(.info, "scan session 1 stopped by the host")])
         #expect(m.phase == .idle)
-        #expect(m.handle(.hostTrigger).contains(.startCapture(session: 2)))
+        #expect(m.handle(.hostTrigger(from: .host)).contains(.startCapture(session: 2)))
     }
 
     @Test func presentationWatchesWakesOnChangeAndGoesBackWhenStill() {
@@ -68,7 +68,7 @@ import Testing
         #expect(m.phase == .watching)
         #expect(m.handle(.sceneChanged) == [
             .cameraDuty(.idle), .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
-            .startTimer(.presentationIdle, after: .seconds(3)), .indicate(.scanning), .log(.info, "scan session 1 started"),
+            .startTimer(.presentationIdle, after: .seconds(3)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.qr], at: .seconds(1))) == [
             .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.qr)),
@@ -106,7 +106,7 @@ import Testing
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 200)) == [], "one bright frame in between")
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 20)) == [])
         // The mean over the last frames (30, 200, 20, 10 -> 44) is below 60: lit.
-        #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 10)) == [.setTorch(on: true), .log(.info, "torch on: the viewport is dark")])
+        #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 10)) == [.setTorch(on: true), .log(.debug, "torch on: the viewport is dark")])
         // Lit, the scene is bright: it stays on (no flicker) until the session ends.
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 220)) == [])
         #expect(m.torch == .on && m.metrics.torchAutoOn == 1 && m.metrics.torchOn == 0)

@@ -54,7 +54,7 @@ final class Harness {
             hardware: hardware,
             tuning: KioskTuning(settings: s, viewport: .full, decoder: ZBarDecoder(), phrases: phrases),
             outputs: try outputs?(serial) ?? [SerialOutput(port: serial), LogOutput(logger: Logger(label: "test") { _ in logs })],
-            logger: Logger(label: "test") { _ in logs }, patterns: patterns, keepStreaming: keepStreaming, onEvent: onEvent)
+            logger: { var l = Logger(label: "test") { _ in logs }; l.logLevel = .debug; return l }(), patterns: patterns, keepStreaming: keepStreaming, onEvent: onEvent)
         kiosk = VirtualKiosk(driver: driver, camera: camera, clock: clock, speaker: speaker)
     }
 

@@ -255,7 +255,7 @@ import Testing
         #expect(h.status.torch == .failed)
         #expect(h.status.metrics.torchOn == 1 && h.status.metrics.errors == 2)
         let answer = h.driver.answer(.torch(.on), now: h.now)
-        #expect(answer?.hasPrefix("ERR TORCH ON: ") == true, "\(answer ?? "nil")")
+        #expect(answer?.hasPrefix("ERR TORCH: ON: ") == true, "\(answer ?? "nil")")
         failing.works.withLock { $0 = true }
         #expect(h.driver.answer(.torch(.on), now: h.now) == "OK TORCH ON")
         #expect(h.status.torch == .on)

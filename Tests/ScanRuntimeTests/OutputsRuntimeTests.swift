@@ -137,7 +137,7 @@ func temporaryPath() -> String {
         runtime.serveHost(on: service.serial) { line in
             await runtime.command(line, version: "9.9") { key, value in
                 if key == "scan.session_timeout_ms" { applied.withLock { $0.append("\(key)=\(value)") }; return nil }
-                return "unknown key"
+                return "unknown key \(key)"
             }
         }
         try await service.start()
@@ -159,10 +159,10 @@ func temporaryPath() -> String {
         try await ask("STATUS", expect: "OK STATUS {\"camera\":\"available\"")
         try await ask("VERSION", expect: "OK VERSION scand 9.9")
         try await ask("SET scan.session_timeout_ms=4000", expect: "OK SET scan.session_timeout_ms")
-        try await ask("SET torch.colour=red", expect: "ERR SET torch.colour: unknown key")
-        try await ask("ACK 3", expect: "ERR ACK 3")
-        try await ask("LAUNCH", expect: "ERR unknown command LAUNCH")
-        try await ask(String(repeating: "X", count: 400), expect: "ERR line too long")
+        try await ask("SET torch.colour=red", expect: "ERR SET: unknown key torch.colour")
+        try await ask("ACK 3", expect: "ERR ACK: no result 3")
+        try await ask("LAUNCH", expect: "ERR LAUNCH: unknown command")
+        try await ask(String(repeating: "X", count: 400), expect: "ERR LINE: too long")
         try await ask("trigger", expect: "OK TRIGGER")
         #expect(applied.withLock { $0 } == ["scan.session_timeout_ms=4000"])
         let m = await service.runtime.status.metrics

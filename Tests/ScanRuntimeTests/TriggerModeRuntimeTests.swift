@@ -134,7 +134,7 @@ import Testing
         #expect(h.status.phase == "idle" && h.trace.of("camera").last == "stop")
         h.advance(.seconds(2))
         #expect(h.status.metrics.goodReads == 2, "paused until the next trigger")
-        h.send(.hostTrigger)
+        h.send(.hostTrigger(from: .host))
         #expect(h.status.phase == "scanning")
     }
 

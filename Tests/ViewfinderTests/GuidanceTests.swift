@@ -114,3 +114,23 @@ enum Frames {
         #expect(!kinds(Frames.placed(code, at: 220, 140)).contains(.glare))
     }
 }
+
+/// Issue 40: "partly outside the viewport" only for a code that touches the viewport's edge.
+/// The shared corpus's blurred EAN-13 scene has its code fully in view (it used to be told it
+/// was partly outside); the same code cut by the viewport's edge is.
+@Suite struct PartlyOutsideTests {
+    static let corpus = URL(fileURLWithPath: "/work/shared/corpus/scenes/EAN-13-03-blur.jpg")
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus.path), "the shared corpus is not on this machine"))
+    func aCodeFullyInViewIsNotPartlyOutside() throws {
+        let frame = try ImageFile.load(Self.corpus.path)
+        let (advice, regions) = Guidance.assess(frame, viewport: .full, torchOn: false)
+        #expect(!regions.isEmpty, "the scene's code is found")
+        #expect(!advice.map(\.kind).contains(.partlyOutside), "\(advice) \(regions)")
+        // A viewport that cuts through the code: partly outside.
+        if let r = regions.first {
+            let cut = Viewport(x: 0, y: 0, width: (Double(r.x) + Double(r.width) / 2) / Double(frame.width), height: 1)
+            #expect(Guidance.assess(frame, viewport: cut, torchOn: false).advice.map(\.kind).contains(.partlyOutside))
+        }
+    }
+}

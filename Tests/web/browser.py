@@ -100,6 +100,7 @@ def main():
     timeout = float(args[args.index("--timeout") + 1]) if "--timeout" in args else 30
     after = args[args.index("--after") + 1] if "--after" in args else None
     trigger = "--no-trigger" not in args
+    layouts = args[args.index("--layouts") + 1] if "--layouts" in args else None
     profile = tempfile.mkdtemp(prefix="scand-chromium-")
     browser = subprocess.Popen(
         ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -137,6 +138,22 @@ def main():
         out["torchButtonsDisabled"] = tools.evaluate(
             "['torch-on', 'torch-off', 'torch-default'].map(id => document.getElementById(id).disabled)")
         out["status"] = tools.evaluate("[...document.querySelectorAll('#status tr')].map(r => r.textContent)")
+        if layouts:
+            # A 300-character payload in the results (the demo's Wi-Fi string is about 60), then
+            # the page at three widths: a screenshot each, and where the panels are.
+            tools.evaluate("addResult({seq: 999, symbology: 'QR-Code', text: 'WIFI:S:kiosk;T:WPA;P:' + 'x'.repeat(279)})")
+            out["layouts"] = {}
+            for width in (1280, 800, 390):
+                tools.call("Emulation.setDeviceMetricsOverride", width=width, height=860, deviceScaleFactor=1, mobile=width < 500)
+                time.sleep(0.8)
+                out["layouts"][str(width)] = tools.evaluate("""(() => {
+                    const p = document.getElementById('preview').getBoundingClientRect();
+                    const panels = [...document.querySelectorAll('main > div:nth-child(2) section')].map(s => [s.getBoundingClientRect().left, s.getBoundingClientRect().top]);
+                    return {previewBottom: p.bottom, previewRight: p.right, panelTops: panels,
+                            scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth}; })()""")
+                with open(f"{layouts}/setup-page-{width}.png", "wb") as f:
+                    f.write(base64.b64decode(tools.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]))
+            tools.call("Emulation.clearDeviceMetricsOverride")
         if not trigger:
             print(json.dumps(out))
             return

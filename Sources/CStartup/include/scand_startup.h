@@ -10,4 +10,8 @@ int scand_early_stop(void);
 /// Whether a SIGHUP arrived before (the config is read after, so it changes nothing).
 int scand_early_hangup(void);
 
+/// The commit scand was built from (`git describe`, from scripts/stamp-version.sh or a
+/// `git archive` tarball), or "" when unknown.
+const char *scand_build_commit(void);
+
 #endif

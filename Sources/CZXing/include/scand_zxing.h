@@ -49,6 +49,9 @@ int scand_zx_read(const uint8_t *pixels, int width, int height, int stride, cons
 
 void scand_zx_free(scand_zx_result *results, int count);
 
+/* The zxing-cpp version scand is linked with (statically), e.g. "3.1.1". */
+const char *scand_zx_version(void);
+
 #ifdef __cplusplus
 }
 #endif
