@@ -4,7 +4,7 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-packages=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev chromium fonts-dejavu-core)
+packages=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev mosquitto mosquitto-clients openssl libcurl4-openssl-dev chromium fonts-dejavu-core zint python3-numpy python3-pil)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

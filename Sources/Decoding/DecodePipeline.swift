@@ -62,10 +62,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         self.checksReadsInFrame = checksReadsInFrame
         self.workers = max(1, min(workers, 8))
         self.passesOverEvenFrames = passesOverEvenFrames
+        // zxing looks for EAN-2/EAN-5 add-ons where a rule reads them (`SymbologyRules.apply`
+        // keeps, drops or requires them per symbology); zbar's reads carry none.
+        var base = ZXingDecoder.Effort.standard
+        base.readsAddOns = rules.readsAddOns
         let makeEngines = {
             order.map { engine -> any BarcodeDecoder in
                 switch engine {
-                case .zxing: return ZXingDecoder(symbologies: symbologies)
+                case .zxing: return ZXingDecoder(symbologies: symbologies, effort: base)
                 case .zbar: return ZBarDecoder(symbologies: symbologies)
                 }
             }
@@ -90,7 +94,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         passesGiven = passes != nil
         // The fixed threshold first: cheaper, and it reads more of what the first look missed.
         thresholdEngines = order.contains(.zxing) ? ([2, 1] as [Int32]).map { binarizer in
-            var effort = ZXingDecoder.Effort.standard
+            var effort = base
             effort.binarizer = binarizer
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
         } : []

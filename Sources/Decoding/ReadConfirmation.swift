@@ -179,11 +179,15 @@ extension DecodePipeline {
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first
-    /// engine's, which carries the AIM identifier).
+    /// engine's, which carries the AIM identifier, with the add-on another engine read).
     func merge(_ lists: [[Symbol]]) -> [Symbol] {
         var out: [Symbol] = []
         for list in lists {
-            for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
+            for s in list {
+                if let i = out.firstIndex(where: { Self.same($0, s) }) {
+                    if out[i].addOn == nil, let a = s.addOn { out[i].addOn = a }
+                } else { out.append(s) }
+            }
         }
         return out
     }
