@@ -49,6 +49,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// code's own kind (Interleaved 2 of 5, Code 39, Codabar), the only reads `whole` asks about
     /// (a look for every symbology costs several times as much).
     let kindReaders: [Symbology: [any BarcodeDecoder]]
+    /// zxing for EAN/UPC with their add-ons, where a rule reads add-ons: reads an add-on
+    /// again from new samples, or finds it, before it counts (`withAddOnsChecked`).
+    let addOnReader: ZXingDecoder?
 
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
@@ -109,6 +112,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             for symbology in kind { kindReaders[symbology] = readers }
         }
         self.kindReaders = kindReaders
+        let ean = symbologies.intersection([.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13])
+        addOnReader = rules.readsAddOns && order.contains(.zxing) && !ean.isEmpty ? ZXingDecoder(symbologies: ean, effort: base, name: "zxing-addons") : nil
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -237,7 +242,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
-        return rules.apply(Self.withoutThinMisfits(found, in: frame, fitting: fitting))
+        return rules.apply(withAddOnsChecked(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.
