@@ -52,6 +52,9 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// zxing for EAN/UPC with their add-ons, where a rule reads add-ons: reads an add-on
     /// again from new samples, or finds it, before it counts (`withAddOnsChecked`).
     let addOnReader: ZXingDecoder?
+    /// zbar and zxing for the enabled codes of two bar widths (Code 39, Codabar, Interleaved 2
+    /// of 5): the look `withoutTwoWidthLookalikes` gives an EAN/UPC read.
+    let twoWidthReaders: [any BarcodeDecoder]
 
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
@@ -113,6 +116,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         }
         self.kindReaders = kindReaders
         let ean = symbologies.intersection([.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13])
+        let twoWidth = symbologies.intersection([.code39, .codabar, .itf, .itf14])
+        twoWidthReaders = twoWidth.isEmpty ? [] : order.map { engine -> any BarcodeDecoder in
+            engine == .zxing ? ZXingDecoder(symbologies: twoWidth, name: "zxing-two-widths") : ZBarDecoder(symbologies: twoWidth)
+        }
         addOnReader = rules.readsAddOns && order.contains(.zxing) && !ean.isEmpty ? ZXingDecoder(symbologies: ean, effort: base, name: "zxing-addons") : nil
     }
 
@@ -242,7 +249,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
-        return rules.apply(withAddOnsChecked(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame))
+        return rules.apply(withAddOnsChecked(withoutTwoWidthLookalikes(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame), in: frame))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

@@ -175,3 +175,5 @@ qrencode -s 6 -m 4 -o /tmp/qr-second.png "scand second QR"
 # Add-ons (issue 42): a book's ISBN with its EAN-5 price (US$24.95), a UPC-A with an EAN-2.
 "${Z[@]}" --barcode=ISBNX -d "9780306406157+52495" -o isbn-price.png
 "${Z[@]}" --barcode=UPCA -d "03600029145+07" -o upca-addon2.png
+# A Code 39 (1HAH) beside a Code 128 that zxing-cpp 3.1 reads backwards as the EAN-13
+# 4181222111111: bench/make-misreads.py OUT --count 20 --seed 777, beside-15.jpg, as made.
