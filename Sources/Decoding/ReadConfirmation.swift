@@ -118,10 +118,10 @@ extension DecodePipeline {
     }
 
     /// The add-ons of EAN/UPC reads whose rule reads them, checked and looked for on a crop
-    /// around the code (widened by half its width each side, where an add-on sits; on the left
-    /// of a code upside down), read by zxing with add-ons at three quarters of its size and
-    /// enlarged twice (halved when large), and, where the bars slant, turned upright and at
-    /// three quarters of that. An add-on's check is weak (an EAN-2's parity is its value
+    /// around the code (widened by its width each side, where an add-on sits, on the left of a
+    /// code upside down, past the main code's corners; and by its height above and below), read by zxing with add-ons as
+    /// it is, at three quarters of its size and enlarged twice (halved when large), and, where
+    /// the bars slant, turned upright and at three quarters of that. An add-on's check is weak (an EAN-2's parity is its value
     /// modulo 4, an EAN-5's a weighted sum modulo 10) and a blurred one read along one band of
     /// rows may turn into other valid digits: an add-on read with the code counts when one of
     /// these looks reads it again with the same main code; a code read without one gets the
@@ -134,11 +134,14 @@ extension DecodePipeline {
         return found.map { s in
             guard rules.addOn(s.symbology) != .ignore, s.corners.count >= 2 else { return s }
             let b = s.bounds
-            let mx = max(16, b.width / 2), my = max(16, b.height / 2 + 8)
+            // The add-on's bars may start below the rows the main code was read on (a printed
+            // add-on leaves room for its digits above it): a code's height and more each way.
+            let mx = max(16, b.width), my = max(16, b.height + 8)
             let rect = PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
             guard rect.width > 16, rect.height > 16 else { return s }
             let crop = frame.cropped(to: rect)
             var looks: [() -> GrayFrame] = [
+                { crop },
                 { ImagePass.scaled(crop, by: 0.75) },
                 { crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
             ]
