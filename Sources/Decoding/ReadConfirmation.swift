@@ -119,7 +119,8 @@ extension DecodePipeline {
 
     /// The add-ons of EAN/UPC reads whose rule reads them, checked and looked for on a crop
     /// around the code (widened by its width each side, where an add-on sits, on the left of a
-    /// code upside down, past the main code's corners; and by its height above and below), read by zxing with add-ons as
+    /// code upside down, past the main code's corners; and by its height, or half its width
+    /// where zxing read it along a few rows, above and below), read by zxing with add-ons as
     /// it is, at three quarters of its size and enlarged twice (halved when large), and, where
     /// the bars slant, turned upright and at three quarters of that. An add-on's check is weak (an EAN-2's parity is its value
     /// modulo 4, an EAN-5's a weighted sum modulo 10) and a blurred one read along one band of
@@ -136,7 +137,7 @@ extension DecodePipeline {
             let b = s.bounds
             // The add-on's bars may start below the rows the main code was read on (a printed
             // add-on leaves room for its digits above it): a code's height and more each way.
-            let mx = max(16, b.width), my = max(16, b.height + 8)
+            let mx = max(16, b.width), my = max(16, b.height + 8, b.width / 2)
             let rect = PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
             guard rect.width > 16, rect.height > 16 else { return s }
             let crop = frame.cropped(to: rect)
