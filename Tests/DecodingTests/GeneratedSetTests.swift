@@ -89,7 +89,7 @@ enum GeneratedSet {
         // 67 of 80 (84 %) on the bench's add-on set (seed 4242): below issue 42's goal, which is
         // kept here as a known issue; the floor below it is what the add-on look gives today.
         #expect(Double(whole) >= 0.75 * Double(records.count), "\(whole) of \(records.count) whole; without the add-on: \(partial)")
-        withKnownIssue("issue 42's goal of 95 % whole add-on reads is not met yet (blurred add-ons)") {
+        withKnownIssue("issue 42's goal of 95 % whole add-on reads is not met yet (blurred add-ons)", isIntermittent: true) {
             #expect(Double(whole) >= 0.95 * Double(records.count), "\(whole) of \(records.count) whole; without the add-on: \(partial)")
         }
     }
