@@ -10,12 +10,13 @@ SUDO=""
 # Building scand: a C/C++ toolchain and the libraries it links; cmake and python3-venv build
 # zxing-cpp 3.1 (below).
 build=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev
-       libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev libcurl4-openssl-dev)
+       libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev)
 # The tests: reference decoders (zbarimg, ZXingReader), a TOML reference parser, a broker and
 # its clients, TLS certificates, a headless browser for the setup page, tracing and ELF tools,
-# systemd-analyze, and the package's checks (lintian, man-db for `man scand`).
+# systemd-analyze, the package's checks (lintian, man-db for `man scand`), and zint with numpy and
+# Pillow for the generated misread and add-on sets.
 tests=(zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli mosquitto mosquitto-clients openssl
-       chromium fonts-dejavu-core dpkg-dev lintian man-db)
+       chromium fonts-dejavu-core dpkg-dev lintian man-db zint python3-numpy python3-pil)
 packages=("${build[@]}")
 [ "${1:-}" = "--demo" ] || packages+=("${tests[@]}")
 missing=()

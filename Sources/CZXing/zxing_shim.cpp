@@ -127,7 +127,8 @@ static int read_barcodes(const uint8_t *pixels, int width, int height, int strid
         options.setIsPure(o->is_pure != 0);
         options.setBinarizer(static_cast<Binarizer>(o->binarizer));
         if (o->max_symbols > 0) options.setMaxNumberOfSymbols(static_cast<uint8_t>(o->max_symbols));
-        options.setEanAddOnSymbol(EanAddOnSymbol::Ignore);
+        options.setEanAddOnSymbol(o->ean_addon == 2 ? EanAddOnSymbol::Require
+                                  : o->ean_addon == 1 ? EanAddOnSymbol::Read : EanAddOnSymbol::Ignore);
         options.setTextMode(TextMode::Plain);
         ImageView image(pixels, width, height, ImageFormat::Lum, stride, 1);
         Barcodes barcodes = ReadBarcodes(image, options);
@@ -151,6 +152,16 @@ static int read_barcodes(const uint8_t *pixels, int width, int height, int strid
             x.format = k.format;
             std::string text = b->text();
             std::vector<uint8_t> bytes = b->bytes();
+            /* With an add-on, 3.1 gives the main code's digits and the add-on's as one text;
+             * scand keeps the main code's as its content and the add-on beside it. */
+            std::string addon = b->extra(BarcodeExtra::EanAddOn);
+            if (!addon.empty() && addon.size() < sizeof(x.addon) && text.size() > addon.size()
+                && text.compare(text.size() - addon.size(), addon.size(), addon) == 0) {
+                text.erase(text.size() - addon.size());
+                while (!text.empty() && text.back() == ' ') text.pop_back();
+                bytes.assign(text.begin(), text.end());
+                memcpy(x.addon, addon.c_str(), addon.size() + 1);
+            }
             /* 3.1 gives UPC-A as a 13-digit EAN-13 and UPC-E expanded to 13 digits; scand reads them
              * as 1.4 did: UPC-A's 12 digits, UPC-E's own 8. */
             if (x.format == SCAND_ZX_UPCE) {

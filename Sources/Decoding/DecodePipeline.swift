@@ -49,6 +49,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// code's own kind (Interleaved 2 of 5, Code 39, Codabar), the only reads `whole` asks about
     /// (a look for every symbology costs several times as much).
     let kindReaders: [Symbology: [any BarcodeDecoder]]
+    /// zxing for EAN/UPC with their add-ons, where a rule reads add-ons: reads an add-on
+    /// again from new samples, or finds it, before it counts (`withAddOnsChecked`).
+    let addOnReader: ZXingDecoder?
+    /// zbar and zxing for the enabled codes of two bar widths (Code 39, Codabar, Interleaved 2
+    /// of 5): the look `withoutTwoWidthLookalikes` gives an EAN/UPC read.
+    let twoWidthReaders: [any BarcodeDecoder]
 
     /// The engines by name, in the order the config may give them.
     public typealias Engine = DecodingEngine
@@ -62,10 +68,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         self.checksReadsInFrame = checksReadsInFrame
         self.workers = max(1, min(workers, 8))
         self.passesOverEvenFrames = passesOverEvenFrames
+        // zxing looks for EAN-2/EAN-5 add-ons where a rule reads them (`SymbologyRules.apply`
+        // keeps, drops or requires them per symbology); zbar's reads carry none.
+        var base = ZXingDecoder.Effort.standard
+        base.readsAddOns = rules.readsAddOns
         let makeEngines = {
             order.map { engine -> any BarcodeDecoder in
                 switch engine {
-                case .zxing: return ZXingDecoder(symbologies: symbologies)
+                case .zxing: return ZXingDecoder(symbologies: symbologies, effort: base)
                 case .zbar: return ZBarDecoder(symbologies: symbologies)
                 }
             }
@@ -90,7 +100,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         passesGiven = passes != nil
         // The fixed threshold first: cheaper, and it reads more of what the first look missed.
         thresholdEngines = order.contains(.zxing) ? ([2, 1] as [Int32]).map { binarizer in
-            var effort = ZXingDecoder.Effort.standard
+            var effort = base
             effort.binarizer = binarizer
             return ZXingDecoder(symbologies: symbologies, effort: effort, name: "zxing-binarizer-\(binarizer)")
         } : []
@@ -105,6 +115,12 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             for symbology in kind { kindReaders[symbology] = readers }
         }
         self.kindReaders = kindReaders
+        let ean = symbologies.intersection([.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13])
+        let twoWidth = symbologies.intersection([.code39, .codabar, .itf, .itf14])
+        twoWidthReaders = twoWidth.isEmpty ? [] : order.map { engine -> any BarcodeDecoder in
+            engine == .zxing ? ZXingDecoder(symbologies: twoWidth, name: "zxing-two-widths") : ZBarDecoder(symbologies: twoWidth)
+        }
+        addOnReader = rules.readsAddOns && order.contains(.zxing) && !ean.isEmpty ? ZXingDecoder(symbologies: ean, effort: base, name: "zxing-addons") : nil
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -233,7 +249,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
-        return rules.apply(Self.withoutThinMisfits(found, in: frame, fitting: fitting))
+        return rules.apply(withAddOnsChecked(withoutTwoWidthLookalikes(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame), in: frame))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

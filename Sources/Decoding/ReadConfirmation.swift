@@ -1,3 +1,4 @@
+import Glibc
 import ScanCore
 import ScanHardware
 
@@ -116,6 +117,74 @@ extension DecodePipeline {
         }
     }
 
+    /// The add-ons of EAN/UPC reads whose rule reads them, checked and looked for on a crop
+    /// around the code (widened by its width each side, where an add-on sits, on the left of a
+    /// code upside down, past the main code's corners; and by its height, or half its width
+    /// where zxing read it along a few rows, above and below), read by zxing with add-ons as
+    /// it is, at three quarters of its size and enlarged twice (halved when large), and, where
+    /// the bars slant, turned upright and at three quarters of that. An add-on's check is weak (an EAN-2's parity is its value
+    /// modulo 4, an EAN-5's a weighted sum modulo 10) and a blurred one read along one band of
+    /// rows may turn into other valid digits: an add-on read with the code counts when one of
+    /// these looks reads it again with the same main code; a code read without one gets the
+    /// add-on that two looks read alike (a slanted code's rows cross the main code's bars but
+    /// miss the shorter add-on's: zxing-cpp 3.1 reads 2 of 16 add-ons of codes turned 10-30
+    /// degrees). Otherwise the main code stands alone (no read where the rule requires the
+    /// add-on). Paid only for EAN/UPC reads where add-ons are read.
+    func withAddOnsChecked(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        guard let reader = addOnReader else { return found }
+        return found.map { s in
+            guard rules.addOn(s.symbology) != .ignore, s.corners.count >= 2 else { return s }
+            let b = s.bounds
+            // The add-on's bars may start below the rows the main code was read on (a printed
+            // add-on leaves room for its digits above it): a code's height and more each way.
+            let mx = max(16, b.width), my = max(16, b.height + 8, b.width / 2)
+            let rect = PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
+            guard rect.width > 16, rect.height > 16 else { return s }
+            let crop = frame.cropped(to: rect)
+            var looks: [() -> GrayFrame] = [
+                { crop },
+                { ImagePass.scaled(crop, by: 0.75) },
+                { crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
+            ]
+            if let bars = ImagePass.barAngle(crop), abs(remainder(bars, Double.pi)) > 0.05 {
+                let upright = { ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: 0, originY: 0).frame }
+                looks += [upright, { ImagePass.scaled(upright(), by: 0.75) }]
+            }
+            var seen: [String] = []
+            for look in looks {
+                guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
+                if addOn == s.addOn || seen.contains(addOn) {
+                    var whole = s
+                    whole.addOn = addOn
+                    return whole
+                }
+                seen.append(addOn)
+            }
+            var main = s
+            main.addOn = nil
+            return main
+        }
+    }
+
+    /// EAN/UPC reads without a code of two bar widths (Code 39, Codabar, Interleaved 2 of 5)
+    /// read in their place from a crop around them. A Code 39 of four characters has 59 bars
+    /// and spaces over 95 modules at a 3:1 ratio, as an EAN-13 has: zxing-cpp 3.1 reads a
+    /// `1HAH` backwards as the EAN-13 4181222111111 (valid check digit), and its bars fit it
+    /// closely enough (elements of one and three modules where the digits want two and four).
+    /// A code of two widths read there says what the bars are. Paid for EAN/UPC reads only,
+    /// where such a symbology is enabled.
+    func withoutTwoWidthLookalikes(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        guard !twoWidthReaders.isEmpty, found.contains(where: { $0.symbology.isEANFamily && $0.corners.count >= 2 }) else { return found }
+        return found.filter { s in
+            guard s.symbology.isEANFamily, s.corners.count >= 2 else { return true }
+            let rect = Self.area(around: s, in: frame, sides: 4)
+            guard rect.width > 8, rect.height > 8 else { return true }
+            let crop = frame.cropped(to: rect)
+            let shifted = Symbol(symbology: s.symbology, bytes: s.bytes, corners: s.corners.map { PixelPoint(x: $0.x - rect.x, y: $0.y - rect.y) })
+            return !twoWidthReaders.contains { reader in reader.decode(crop).contains { Self.overlap($0, shifted) } }
+        }
+    }
+
     /// Which engine a decoder is: decoders of one type (zxing with another binarizer) share
     /// their misreads, so one cannot confirm the other.
     static func family(_ engine: any BarcodeDecoder) -> ObjectIdentifier { ObjectIdentifier(type(of: engine)) }
@@ -179,11 +248,15 @@ extension DecodePipeline {
     }
 
     /// One list from the engines' lists: the same payload found twice is one symbol (the first
-    /// engine's, which carries the AIM identifier).
+    /// engine's, which carries the AIM identifier, with the add-on another engine read).
     func merge(_ lists: [[Symbol]]) -> [Symbol] {
         var out: [Symbol] = []
         for list in lists {
-            for s in list where !out.contains(where: { Self.same($0, s) }) { out.append(s) }
+            for s in list {
+                if let i = out.firstIndex(where: { Self.same($0, s) }) {
+                    if out[i].addOn == nil, let a = s.addOn { out[i].addOn = a }
+                } else { out.append(s) }
+            }
         }
         return out
     }

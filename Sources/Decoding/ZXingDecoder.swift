@@ -25,6 +25,8 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
         public var maxSymbols: Int32 = 0
         /// 0 local average (hybrid), 1 global histogram, 2 fixed threshold.
         public var binarizer: Int32 = 0
+        /// Also read an EAN/UPC's EAN-2/EAN-5 add-on when there is one (`Symbol.addOn`).
+        public var readsAddOns = false
         public init() {}
         public static let standard = Effort()
     }
@@ -43,7 +45,8 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
         var options = scand_zx_options(formats: Self.formats(enabled), try_harder: effort.tryHarder ? 1 : 0,
                                        try_rotate: effort.tryRotate ? 1 : 0, try_invert: effort.tryInvert ? 1 : 0,
                                        try_downscale: effort.tryDownscale ? 1 : 0,
-                                       binarizer: effort.binarizer, max_symbols: effort.maxSymbols, is_pure: 0)
+                                       binarizer: effort.binarizer, max_symbols: effort.maxSymbols, is_pure: 0,
+                                       ean_addon: effort.readsAddOns ? 1 : 0)
         var list: UnsafeMutablePointer<scand_zx_result>?
         var message = [CChar](repeating: 0, count: 160)
         // A crop is a view: zxing reads it in place through its row stride.
@@ -67,6 +70,8 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
             var symbol = Symbol(symbology: symbology, bytes: bytes, corners: corners, engineText: engineText,
                                 hasECI: r.has_eci != 0, aimIdentifier: aim.isEmpty ? nil : aim)
             symbol.spareErrorCorrection = r.spare_ec_permille >= 0 ? Double(r.spare_ec_permille) / 1000 : nil
+            let addOn = withUnsafeBytes(of: r.addon) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !addOn.isEmpty, symbology.isEANFamily { symbol.addOn = addOn }
             symbols.append(symbol)
         }
         return symbols

@@ -2,10 +2,13 @@ import ScanCore
 
 /// How a result is written on an output.
 public enum OutputFormat: Sendable, Equatable {
-    /// `prefix + [AIM identifier] + text + suffix`, the text escaped (control characters as `\xNN`).
+    /// `prefix + [AIM identifier] + text + suffix`, the text escaped (control characters as `\xNN`);
+    /// an EAN/UPC's add-on follows the main code after `symbology.addon_separator`, as boxed
+    /// scanners send it (AIM `]E3`).
     case text(prefix: [UInt8], suffix: [UInt8], aim: Bool)
     /// One JSON object per line:
-    /// `{"seq","time","symbology","aim","text","bytesBase64","numericOnly","payload":{...}}`.
+    /// `{"seq","time","symbology","aim","text","bytesBase64","numericOnly",["addon",]"payload":{...}}`:
+    /// `text` and `bytesBase64` the main code, `addon` its EAN-2/EAN-5 digits where one was read.
     case jsonLines
 
     /// The bytes for `result`, read at `unixMillis` (wall clock, for the `time` field).
@@ -13,12 +16,13 @@ public enum OutputFormat: Sendable, Equatable {
         let s = result.symbol
         switch self {
         case .text(let prefix, let suffix, let aim):
-            return prefix + Array(((aim ? s.aim : "") + PayloadText.escaped(s.text)).utf8) + suffix
+            return prefix + Array(((aim ? s.aim : "") + PayloadText.escaped(s.transmitted)).utf8) + suffix
         case .jsonLines:
             let line = "{\"seq\":\(result.sequence),\"time\":\(JSONText.string(Self.iso8601(unixMillis))),"
                 + "\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"aim\":\(JSONText.string(s.aim)),"
                 + "\"text\":\(JSONText.string(s.text)),\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
-                + "\"numericOnly\":\(s.numericOnly),\"payload\":\(PayloadClassifier.classify(s).json)}\n"
+                + "\"numericOnly\":\(s.numericOnly),\(s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "")"
+                + "\"payload\":\(PayloadClassifier.classify(s).json)}\n"
             return Array(line.utf8)
         }
     }

@@ -165,11 +165,16 @@ struct Reader {
         var turnedOff: [String] = []
         for (name, value) in table(top["symbology"], "symbology", allowed: nil).sorted(by: { $0.key < $1.key }) {
             let key = "symbology.\(name)"
+            if name == "addon_separator" {
+                c.rules.addOnSeparator = string([name: value], key, default: "")
+                if c.rules.addOnSeparator.utf8.count > 8 { fail(key, "is longer than 8 bytes") }
+                continue
+            }
             guard let symbology = Symbology(name: name) else {
                 fail(key, "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
                 continue
             }
-            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32"])
+            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32", "addon"])
             var rule = c.rules.rule(symbology)
             if t["enabled"] != nil {
                 if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else {
@@ -192,6 +197,12 @@ struct Reader {
             if t["code32"] != nil {
                 if symbology != .code39 { fail("\(key).code32", "applies to Code-39 only") }
                 rule.code32 = bool(t, "\(key).code32", default: false)
+            }
+            if t["addon"] != nil {
+                if !SymbologyRules.addOnSymbologies.contains(symbology) {
+                    fail("\(key).addon", "applies to " + SymbologyRules.addOnSymbologies.map(\.rawValue).joined(separator: ", ") + " only")
+                }
+                rule.addOn = choice(t, "\(key).addon", default: rule.addOn)
             }
             c.rules.rules[symbology] = rule
         }

@@ -35,10 +35,29 @@ public enum PayloadClassifier {
     public static func classify(_ symbol: Symbol) -> PayloadInfo {
         let text = symbol.text
         if symbol.symbology == .ean13 || symbol.symbology == .isbn13, text.hasPrefix("978") || text.hasPrefix("979") {
-            return PayloadInfo(kind: .isbn, fields: [("isbn", text)])
+            return PayloadInfo(kind: .isbn, fields: [("isbn", text)] + (symbol.addOn.map(bookPrice) ?? []))
         }
         if let gs1 = GS1.parse(symbol) { return gs1 }
         return classify(text)
+    }
+
+    /// A book's EAN-5 add-on (Bookland): its first digit names the currency, the other four
+    /// the price in hundredths (`52495`: US$24.95); `90000` is no price, `9999x` marks a book
+    /// given away or used, other `9xxxx` are the publisher's own. An EAN-2 (rare on books) is
+    /// given as it is.
+    static func bookPrice(_ addOn: String) -> [(String, String)] {
+        var fields = [("addon", addOn)]
+        let digits = Array(addOn.utf8)
+        guard digits.count == 5, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return fields }
+        let amount = Int(String(decoding: digits.dropFirst(), as: UTF8.self)) ?? 0
+        let currencies: [UInt8: String] = [48: "GBP", 49: "GBP", 51: "AUD", 52: "NZD", 53: "USD", 54: "CAD"]
+        if let currency = currencies[digits[0]] {
+            let cents = amount % 100
+            fields += [("currency", currency), ("price", "\(amount / 100).\(cents < 10 ? "0" : "")\(cents)")]
+        } else if digits[0] == 57 {
+            fields.append(("price", addOn == "90000" ? "none" : addOn.hasPrefix("9999") ? (addOn == "99990" ? "used" : "complimentary") : "publisher"))
+        }
+        return fields
     }
 
     public static func classify(_ text: String) -> PayloadInfo {

@@ -137,10 +137,17 @@ public struct Symbol: Equatable, Sendable {
     /// message may be a damaged code "corrected" into another; 1: none needed), when the engine
     /// says (zxing-cpp). Not part of equality.
     public var spareErrorCorrection: Double?
+    /// An EAN/UPC's EAN-2 or EAN-5 add-on (its 2 or 5 digits), when one was read beside the
+    /// main code (`symbology.<name>.addon`); `bytes` hold the main code's digits alone.
+    public var addOn: String?
+    /// What goes between the main code and its add-on in the text sent (`transmitted`); from
+    /// `symbology.addon_separator`, none by default, as boxed scanners send them. Not part of
+    /// equality.
+    public var addOnSeparator = ""
 
     public static func == (a: Symbol, b: Symbol) -> Bool {
         a.symbology == b.symbology && a.bytes == b.bytes && a.corners == b.corners && a.engineText == b.engineText
-            && a.hasECI == b.hasECI && a.aimIdentifier == b.aimIdentifier
+            && a.hasECI == b.hasECI && a.aimIdentifier == b.aimIdentifier && a.addOn == b.addOn
     }
 
     public init(symbology: Symbology, bytes: [UInt8], corners: [PixelPoint] = [], engineText: String? = nil,
@@ -168,13 +175,22 @@ public struct Symbol: Equatable, Sendable {
         return engineText ?? PayloadText.decode(bytes)
     }
 
+    /// The text as a text output sends it: the payload, then the add-on after its separator
+    /// (`9780306406157` and `52495`: `978030640615752495` by default).
+    public var transmitted: String { addOn.map { text + addOnSeparator + $0 } ?? text }
+
     /// Whether the payload is valid UTF-8 (false for binary payloads).
     public var isUTF8: Bool { String(validating: bytes, as: UTF8.self) != nil }
 
     public var numericOnly: Bool { symbology.isNumericOnly }
 
-    /// The AIM symbology identifier: the engine's, or the symbology's usual one.
-    public var aim: String { aimIdentifier ?? symbology.defaultAIM }
+    /// The AIM symbology identifier: the engine's, or the symbology's usual one; `]E3` for an
+    /// EAN/UPC sent with its add-on (ISO/IEC 15424: the main code and the add-on as one).
+    public var aim: String {
+        if addOn != nil, symbology.isEANFamily { return "]E3" }
+        if let aimIdentifier, aimIdentifier == "]E3" { return symbology.defaultAIM }
+        return aimIdentifier ?? symbology.defaultAIM
+    }
 
     /// Whether there is anything in it.
     public var isEmpty: Bool { bytes.isEmpty }

@@ -23,11 +23,40 @@ public struct SymbologyRules: Sendable, Equatable {
         /// default: one six-character Code 39 label in ten from the Code 32 alphabet passes its
         /// check digit by chance, and would be sent as ten other characters.
         public var code32 = false
+        /// EAN-13, UPC-A, UPC-E and EAN-8 only: what to do with an EAN-2/EAN-5 add-on.
+        public var addOn = AddOn.ignore
         public init(agreeingFrames: Int = 1) { self.agreeingFrames = agreeingFrames }
     }
 
+    /// An EAN/UPC's EAN-2 or EAN-5 add-on (a book's price, a magazine's issue).
+    public enum AddOn: String, Sendable, CaseIterable {
+        /// Read the main code alone; an add-on's bars are passed over.
+        case ignore
+        /// Read the add-on when there is one and send it after the main code.
+        case read
+        /// A main code without an add-on is not a read.
+        case require
+    }
+
+    /// The symbologies an add-on may follow (an ISBN is an EAN-13 and follows its rule).
+    public static let addOnSymbologies: [Symbology] = [.ean13, .upcA, .upcE, .ean8]
+
     public var rules: [Symbology: Rule]
+    /// What goes between a main code and its add-on in the text sent (`Symbol.transmitted`).
+    public var addOnSeparator = ""
     public init(_ rules: [Symbology: Rule] = [:]) { self.rules = rules }
+
+    /// The add-on rule of `s` (an ISBN's is EAN-13's; other symbologies have none).
+    public func addOn(_ s: Symbology) -> AddOn {
+        switch s {
+        case .isbn13, .isbn10: return rule(.ean13).addOn
+        case .ean13, .upcA, .upcE, .ean8: return rule(s).addOn
+        default: return .ignore
+        }
+    }
+
+    /// Whether any symbology reads add-ons (the engines then look for them).
+    public var readsAddOns: Bool { Self.addOnSymbologies.contains { rule($0).addOn != .ignore } }
 
     /// The default: linear codes need two agreeing frames (1D misreads are the common
     /// complaint), 2D codes (with their error correction) one.
@@ -64,9 +93,18 @@ public struct SymbologyRules: Sendable, Equatable {
                 let longer = symbols.filter { [.ean13, .upcA, .itf14].contains($0.symbology) }
                 if longer.contains(where: { Self.overlaps($0, s) }) { return nil }
             }
+            switch addOn(s.symbology) {
+            case .ignore: s.addOn = nil
+            case .read: if let a = s.addOn, !Self.isAddOn(a) { s.addOn = nil }
+            case .require: guard let a = s.addOn, Self.isAddOn(a) else { return nil }
+            }
+            s.addOnSeparator = addOnSeparator
             return s
         }
     }
+
+    /// Two or five digits: an EAN-2 or EAN-5.
+    static func isAddOn(_ a: String) -> Bool { (a.utf8.count == 2 || a.utf8.count == 5) && a.utf8.allSatisfy { $0 >= 48 && $0 <= 57 } }
 
     static func overlaps(_ a: Symbol, _ b: Symbol) -> Bool {
         guard let ca = b.center, !a.corners.isEmpty else { return true }

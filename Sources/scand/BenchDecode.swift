@@ -1,6 +1,7 @@
 import ArgumentParser
 import Decoding
 import ImageLoading
+import ScanConfig
 import ScanCore
 import ScanHardware
 #if canImport(Glibc)
@@ -36,6 +37,9 @@ struct DecodeBench: ParsableCommand {
     @Option(name: .customLong("repeat"), help: "Decode each image this many times and count the fastest (the same for zxing-cpp 3.1 in-process): a figure steadier than one timing on a shared or throttled machine. Process-per-image references (zbarimg, ZXingReader) run once.")
     var repeats: Int = 1
 
+    @Option(name: .customLong("set"), help: ArgumentHelp("A symbology.* key for the pipeline, as `scand decode --set` takes it (e.g. symbology.ean13.addon=read).", valueName: "key=value"))
+    var overrides: [String] = []
+
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
@@ -48,6 +52,11 @@ struct DecodeBench: ParsableCommand {
         var text: String?
         var hex: String?
         var difficulty: String
+        /// The other codes truly in the image (the misread corpus: `bench/make-misreads.py`);
+        /// nil: any result that matches counts, whatever else is read.
+        var others: [String]?
+        /// The add-on's digits (the add-on set): a read counts whole only with them.
+        var addon: String?
     }
 
     /// The corpus's manifest.json: an array of {file, symbology, text, hex, difficulty}.
@@ -60,7 +69,8 @@ struct DecodeBench: ParsableCommand {
         return try items.map { item in
             guard let file = item["file"]?.string else { throw ValidationError("\(path): a record without its file") }
             return Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
-                          difficulty: item["difficulty"]?.string ?? "")
+                          difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
+                          addon: item["addon"]?.string)
         }
     }
 
@@ -68,8 +78,14 @@ struct DecodeBench: ParsableCommand {
         let records = try Self.manifest(corpus + "/manifest.json")
         var frames: [GrayFrame?] = []
         for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
+        var rules = SymbologyRules()
+        if !overrides.isEmpty {
+            do { rules = try ConfigLoader.parse(Decode.settingsBase, file: "--set", overrides: overrides, boardsDirectory: "/nonexistent").rules } catch {
+                throw ValidationError(error.description)
+            }
+        }
         var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
-            guard let decoder = Self.decoder(named: name, workers: workers) else { printError("unknown decoder \(name)"); return nil }
+            guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { printError("unknown decoder \(name)"); return nil }
             let clock = ContinuousClock()
             var outcomes: [Outcome] = []
             for (r, frame) in zip(records, frames) {
@@ -79,8 +95,8 @@ struct DecodeBench: ParsableCommand {
                 for _ in 0..<max(1, min(repeats, 100)) {
                     ms = min(ms, clock.measure { symbols = decoder.decode(frame) }.milliseconds)
                 }
-                outcomes.append(Outcome(record: r, verdict: Self.judge(r, symbols.map { ($0.text, $0.bytes) }), ms: ms,
-                                        got: symbols.map { "\($0.symbology.rawValue):\($0.text)" }.joined(separator: " | ")))
+                outcomes.append(Outcome(record: r, verdict: Self.judge(r, symbols.map { ($0.text, $0.bytes) }, addOns: symbols.map(\.addOn)), ms: ms,
+                                        got: symbols.map { "\($0.symbology.rawValue):\($0.text)" + ($0.addOn.map { "+" + $0 } ?? "") }.joined(separator: " | ")))
             }
             return (name, outcomes)
         }
@@ -172,13 +188,27 @@ struct DecodeBench: ParsableCommand {
 
     /// Correct when any result matches the expected text (UPC-A/UPC-E in short or EAN-13 form) or
     /// the expected bytes; a result on an image with no code, or only wrong results, is a misread.
-    static func judge(_ r: Record, _ results: [(String, [UInt8])]) -> Outcome.Verdict {
+    /// Where the record names the other codes in the image (`others`), any result that is
+    /// neither the expected code nor one of them is a misread, even beside a right one. Where it
+    /// names an add-on and the decoder reports add-ons (`addOns`, one per result), the right
+    /// code with another add-on is a misread, and without one a miss.
+    static func judge(_ r: Record, _ results: [(String, [UInt8])], addOns: [String?]? = nil) -> Outcome.Verdict {
         guard let want = r.text else { return results.isEmpty ? .correct : .misread }
         if results.isEmpty { return .missed }
         let wantBytes = r.hex.map(Self.hexBytes)
-        for (text, bytes) in results {
-            if text == want || bytes == wantBytes { return .correct }
-            if r.symbology == "UPC-A" || r.symbology == "UPC-E", sameUPC(text, want) { return .correct }
+        func matches(_ text: String, _ bytes: [UInt8], _ want: String) -> Bool {
+            text == want || (want == r.text && bytes == wantBytes) || ((r.symbology == "UPC-A" || r.symbology == "UPC-E" || r.others != nil) && sameUPC(text, want))
+        }
+        if let others = r.others {
+            if results.contains(where: { t, b in !matches(t, b, want) && !others.contains { matches(t, b, $0) } }) { return .misread }
+            if !results.contains(where: { matches($0.0, $0.1, want) }) { return .correct } // one of the others: right, if not the one asked
+        }
+        for (i, (text, bytes)) in results.enumerated() where matches(text, bytes, want) {
+            if let addon = r.addon, let addOns {
+                guard let got = addOns[i] else { return .missed }
+                return got == addon ? .correct : .misread
+            }
+            return .correct
         }
         return .misread
     }
@@ -248,14 +278,16 @@ struct DecodeBench: ParsableCommand {
         return s[min(s.count - 1, Int(Double(s.count - 1) * p + 0.5))]
     }
 
-    static func decoder(named name: String, workers: Int = 1) -> (any BarcodeDecoder)? {
+    static func decoder(named name: String, workers: Int = 1, rules: SymbologyRules = SymbologyRules()) -> (any BarcodeDecoder)? {
         let all = Set(Symbology.allCases).subtracting([.isbn10, .isbn13])
+        var effort = ZXingDecoder.Effort.standard
+        effort.readsAddOns = rules.readsAddOns
         switch name {
         case "zbar": return ZBarDecoder(symbologies: all)
-        case "zxing": return ZXingDecoder(symbologies: all)
-        case "pipeline-fast": return DecodePipeline(symbologies: all, quality: .fast, workers: workers)
-        case "pipeline-balanced", "pipeline": return DecodePipeline(symbologies: all, quality: .balanced, workers: workers)
-        case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate, workers: workers)
+        case "zxing": return ZXingDecoder(symbologies: all, effort: effort)
+        case "pipeline-fast": return DecodePipeline(symbologies: all, quality: .fast, rules: rules, workers: workers)
+        case "pipeline-balanced", "pipeline": return DecodePipeline(symbologies: all, quality: .balanced, rules: rules, workers: workers)
+        case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate, rules: rules, workers: workers)
         default: return nil
         }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Decoding
 import ImageLoading
+import ScanConfig
 import ScanCore
 import ScanHardware
 
@@ -39,6 +40,11 @@ struct Decode: ParsableCommand {
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
 
+    @Option(name: .customLong("set"), help: ArgumentHelp(
+        "Read as the kiosk would with this config key (symbology.*, scan.symbologies, decoding.*), e.g. symbology.ean13.addon=read.",
+        valueName: "key=value"))
+    var overrides: [String] = []
+
     @Argument(help: "Image files.")
     var files: [String]
 
@@ -51,15 +57,37 @@ struct Decode: ParsableCommand {
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
     }
 
+    /// The config text `--set` keys apply to: the decoding settings alone (simulated hardware
+    /// needs no board profile).
+    static let settingsBase = "hardware = \"simulated\"\n[camera]\nimages = [\"-\"]\n"
+
+    /// The kiosk's decoding settings from `--set` (the defaults without any).
+    func kioskSettings() throws -> ScandConfig {
+        guard !overrides.isEmpty else { return ScandConfig() }
+        if let other = overrides.first(where: { item in !["symbology", "scan.symbologies", "decoding"].contains { item.hasPrefix($0 + ".") || item.hasPrefix($0 + "=") } }) {
+            throw ValidationError("--set \(other): scand decode takes symbology.*, scan.symbologies and decoding.* keys only")
+        }
+        do { return try ConfigLoader.parse(Decode.settingsBase, file: "--set", overrides: overrides, boardsDirectory: "/nonexistent") } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
     func run() throws {
-        let set = symbologies?.set ?? defaultSymbologies
+        let settings = try kioskSettings()
+        // The kiosk's symbologies (the defaults unless `--set` changes them); `--symbologies` wins.
+        let set = symbologies?.set ?? settings.symbologies
         let decoder: any BarcodeDecoder
         switch engine {
         case .zbar: decoder = ZBarDecoder(symbologies: set)
-        case .zxing: decoder = ZXingDecoder(symbologies: set)
+        case .zxing:
+            var effort = ZXingDecoder.Effort.standard
+            effort.readsAddOns = settings.rules.readsAddOns
+            decoder = ZXingDecoder(symbologies: set, effort: effort)
         case .pipeline:
-            // One image is one frame: no agreeing frames, check digits and lengths as configured by default.
-            decoder = DecodePipeline(symbologies: set, quality: DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced, workers: workers ?? Posix.onlineProcessors,
+            // One image is one frame: no agreeing frames; check digits, lengths and add-ons as configured.
+            let q = overrides.contains { $0.hasPrefix("decoding.quality") } ? settings.decodeQuality
+                : DecodePipeline.Quality(rawValue: quality.rawValue) ?? .balanced
+            decoder = DecodePipeline(symbologies: set, quality: q, rules: settings.rules, engines: settings.engines, workers: workers ?? Posix.onlineProcessors,
                                      stopsAtFirstCode: false)
         }
         let viewport = roi?.viewport ?? .full
@@ -82,7 +110,7 @@ struct Decode: ParsableCommand {
                 print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed))
             } else {
                 for symbol in symbols {
-                    print("\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.text))")
+                    print("\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.transmitted))")
                 }
             }
         }
@@ -98,7 +126,8 @@ enum DecodeReport {
             let corners = s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",")
             return "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),"
                 + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
-                + "\"numericOnly\":\(s.numericOnly),\"aim\":\(JSONText.string(s.aim)),\"corners\":[\(corners)]}"
+                + "\"numericOnly\":\(s.numericOnly),\"aim\":\(JSONText.string(s.aim)),"
+                + (s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "") + "\"corners\":[\(corners)]}"
         }
         let ms = elapsed.milliseconds
         return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"

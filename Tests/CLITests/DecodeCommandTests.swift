@@ -56,6 +56,30 @@ import Testing
         #expect(bad.stderr.contains("roi"))
     }
 
+    /// `--set` reads as the kiosk would: add-ons sent after the main code (with the configured
+    /// separator), the add-on its own JSON field under AIM `]E3`; `require` refuses a main code
+    /// without one; keys other than decoding's are a usage error.
+    @Test func setReadsAddOnsAsTheKioskWould() throws {
+        let files = ["isbn-price.png", "upca-addon2.png"]
+        let plain = try Run.scand(["decode"] + files, currentDirectory: Fixture.folder)
+        #expect(plain.stdout == "EAN-13:9780306406157\nUPC-A:036000291452\n", "add-ons are ignored by default")
+        let read = try Run.scand(["decode", "--set", "symbology.ean13.addon=read", "--set", "symbology.upca.addon=read",
+                                  "--set", "symbology.addon_separator=\"/\""] + files, currentDirectory: Fixture.folder)
+        #expect(read.status == 0)
+        #expect(read.stdout == "EAN-13:9780306406157/52495\nUPC-A:036000291452/07\n")
+        let json = try objects(try Run.scand(["decode", "--json", "--set", "symbology.ean13.addon=read", "isbn-price.png"],
+                                             currentDirectory: Fixture.folder).stdout)
+        let book = try #require((json.first?["symbols"] as? [[String: Any]])?.first)
+        #expect(book["text"] as? String == "9780306406157" && book["addon"] as? String == "52495" && book["aim"] as? String == "]E3")
+        let require = try Run.scand(["decode", "--set", "symbology.ean13.addon=require", "ean13.png", "isbn-price.png"], currentDirectory: Fixture.folder)
+        #expect(require.status == 1, "ean13.png has no add-on: no read")
+        #expect(require.stdout == "EAN-13:978030640615752495\n")
+        let wrong = try Run.scand(["decode", "--set", "output.serial.device=/dev/ttyS0", "qr.png"], currentDirectory: Fixture.folder)
+        #expect(wrong.status == 64 && wrong.stderr.contains("takes symbology.*, scan.symbologies and decoding.* keys only"))
+        let bad = try Run.scand(["decode", "--set", "symbology.ean13.addon=always", "qr.png"], currentDirectory: Fixture.folder)
+        #expect(bad.status == 64 && bad.stderr.contains("symbology.ean13.addon: \"always\" is not allowed"))
+    }
+
     @Test func binaryPayloadIsEscapedInTextModeAndExactInJSON() throws {
         let text = try Run.scand(["decode", "binary-qr.png"], currentDirectory: Fixture.folder)
         #expect(text.stdout.hasPrefix("QR-Code:\\x00\\x01"))

@@ -143,3 +143,22 @@ import Testing
         }
     }
 }
+
+/// Issue 42: a short code of two bar widths read as an EAN/UPC.
+@Suite struct TwoWidthLookalikeTests {
+    /// A Code 39 `1HAH` beside a Code 128 (the misread corpus, seed 777): four characters of
+    /// Code 39 are 59 bars and spaces over 95 modules, as an EAN-13 is, and zxing-cpp 3.1 reads
+    /// them backwards as the EAN-13 4181222111111 (check digit valid). A Code 39 read in the
+    /// same place tells: the pipeline answers with the codes in the frame and never the EAN-13.
+    @Test func aCode39ReadAsAnEAN13IsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("code39-beside-code128.jpg"))
+        let kinds: Set<Symbology> = [.ean13, .code39, .code128, .itf, .codabar]
+        #expect(ZXingDecoder(symbologies: kinds).decode(frame).map(\.text).contains("4181222111111"), "the misread this guards against")
+        let all = Set(Symbology.allCases).subtracting([.isbn10, .isbn13])
+        let read = DecodePipeline(symbologies: all).decode(frame)
+        #expect(!read.isEmpty && read.allSatisfy { ["1HAH", "9NB3H9A7Z8DBSNJBM8V"].contains($0.text) }, "\(read.map(\.text))")
+        #expect(DecodePipeline(symbologies: all, stopsAtFirstCode: false).decode(frame).allSatisfy { !$0.symbology.isEANFamily })
+        // Without a two-width symbology enabled, nothing can say so: the guard has no reader.
+        #expect(DecodePipeline(symbologies: [.ean13, .code128]).twoWidthReaders.isEmpty)
+    }
+}

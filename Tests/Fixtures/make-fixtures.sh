@@ -172,3 +172,8 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 qrencode -s 6 -m 4 -o /tmp/qr-second.png "scand second QR"
 /usr/bin/convert qr.png \( datamatrix.png -bordercolor white -border 20 \) \( /tmp/qr-second.png -bordercolor white -border 30 \) \
   -background white -gravity center +append +repage -bordercolor white -border 30 three-codes.png
+# Add-ons (issue 42): a book's ISBN with its EAN-5 price (US$24.95), a UPC-A with an EAN-2.
+"${Z[@]}" --barcode=ISBNX -d "9780306406157+52495" -o isbn-price.png
+"${Z[@]}" --barcode=UPCA -d "03600029145+07" -o upca-addon2.png
+# A Code 39 (1HAH) beside a Code 128 that zxing-cpp 3.1 reads backwards as the EAN-13
+# 4181222111111: bench/make-misreads.py OUT --count 20 --seed 777, beside-15.jpg, as made.

@@ -264,6 +264,16 @@ import Testing
         #expect(errors("[symbology.code128]\ncode32 = true\n").contains { $0.contains("code32: applies to Code-39 only") })
     }
 
+    @Test func addOnRulesAndSeparator() throws {
+        let c = try parse("[symbology]\naddon_separator = \" \"\n[symbology.ean13]\naddon = \"read\"\n[symbology.upca]\naddon = \"require\"\n")
+        #expect(c.rules.rule(.ean13).addOn == .read && c.rules.rule(.upcA).addOn == .require && c.rules.rule(.ean8).addOn == .ignore)
+        #expect(c.rules.addOnSeparator == " " && c.rules.readsAddOns)
+        #expect(try !parse("").rules.readsAddOns, "add-ons are ignored by default")
+        #expect(errors("[symbology.code128]\naddon = \"read\"\n").contains { $0.contains("code128.addon: applies to EAN-13, UPC-A, UPC-E, EAN-8 only") })
+        #expect(errors("[symbology.ean8]\naddon = \"always\"\n").contains { $0.contains("addon: \"always\" is not allowed") })
+        #expect(errors("[symbology]\naddon_separator = 5\n").contains { $0.contains("symbology.addon_separator: must be a string") })
+    }
+
     @Test func cameraQualityFormatsAndControls() throws {
         let c = try parse("[camera]\nquality = \"accurate\"\nformats = [\"mjpg\", \"YUYV\"]\n[camera.controls]\nfocus_auto = \"off\"\nfocus_absolute = 30\nexposure_auto = \"manual\"\n")
         #expect(c.camera.width == 1920 && c.camera.height == 1080)

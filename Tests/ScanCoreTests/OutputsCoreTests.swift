@@ -13,6 +13,57 @@ import Testing
                 == Array("5901234123457\n".utf8))
     }
 
+    /// A book's ISBN with its EAN-5 price add-on: the text sends both (after the configured
+    /// separator, none by default) under AIM `]E3`; JSON keeps the main code as `text`, the
+    /// add-on as `addon`, and the payload names the price.
+    @Test func anAddOnFollowsItsCode() throws {
+        var book = Symbol(symbology: .ean13, text: "9780306406157")
+        book.addOn = "52495"
+        let result = ScanResult(sequence: 2, session: 1, symbol: book)
+        let aim = OutputFormat.text(prefix: [], suffix: [10], aim: true)
+        #expect(aim.render(result, unixMillis: 0) == Array("]E3978030640615752495\n".utf8))
+        var spaced = SymbologyRules()
+        spaced.addOnSeparator = " "
+        let separated = ScanResult(sequence: 2, session: 1, symbol: try #require(spaced.apply([Symbol(symbology: .ean13, text: "9780306406157")].map { s in
+            var s = s; s.addOn = "52495"; return s
+        }).first.map { s -> Symbol in s }))
+        #expect(separated.symbol.addOn == nil, "the default rule ignores add-ons")
+        var reading = spaced
+        var rule = reading.rule(.ean13)
+        rule.addOn = .read
+        reading.rules[.ean13] = rule
+        let kept = try #require(reading.apply([book]).first)
+        #expect(OutputFormat.text(prefix: [], suffix: [], aim: false).render(ScanResult(sequence: 1, session: 1, symbol: kept), unixMillis: 0)
+                == Array("9780306406157 52495".utf8))
+        let line = String(decoding: OutputFormat.jsonLines.render(result, unixMillis: 0), as: UTF8.self)
+        #expect(line.contains("\"aim\":\"]E3\",\"text\":\"9780306406157\","))
+        #expect(line.contains("\"addon\":\"52495\","))
+        #expect(line.contains("\"payload\":{\"type\":\"isbn\",\"isbn\":\"9780306406157\",\"addon\":\"52495\",\"currency\":\"USD\",\"price\":\"24.95\"}"))
+        #expect(!String(decoding: OutputFormat.jsonLines.render(qr, unixMillis: 0), as: UTF8.self).contains("addon"))
+        var free = book
+        free.addOn = "90000"
+        #expect(PayloadClassifier.classify(free).field("price") == "none")
+        free.addOn = "01050"
+        #expect(PayloadClassifier.classify(free).field("currency") == "GBP" && PayloadClassifier.classify(free).field("price") == "10.50")
+    }
+
+    /// `require` drops a main code read without an add-on; an add-on that is not 2 or 5 digits
+    /// is no add-on.
+    @Test func addOnRules() {
+        var rules = SymbologyRules()
+        var rule = rules.rule(.upcA)
+        rule.addOn = .require
+        rules.rules[.upcA] = rule
+        var withAddOn = Symbol(symbology: .upcA, text: "036000291452")
+        withAddOn.addOn = "12"
+        #expect(rules.apply([Symbol(symbology: .upcA, text: "036000291452")]).isEmpty)
+        #expect(rules.apply([withAddOn]).map(\.addOn) == ["12"])
+        withAddOn.addOn = "123"
+        #expect(rules.apply([withAddOn]).isEmpty)
+        #expect(rules.readsAddOns && !SymbologyRules().readsAddOns)
+        #expect(rules.addOn(.isbn13) == .ignore && rules.addOn(.code128) == .ignore)
+    }
+
     @Test func jsonLineCarriesEverythingOnOneLine() {
         let line = String(decoding: OutputFormat.jsonLines.render(qr, unixMillis: 1_795_867_200_123), as: UTF8.self)
         #expect(line.hasSuffix("}\n") && line.dropLast().firstIndex(of: "\n") == nil)

@@ -26,6 +26,7 @@ typedef struct scand_zx_options {
     int binarizer;          /* 0 local average, 1 global histogram, 2 fixed threshold, 3 bool cast */
     int max_symbols;        /* 0: no limit */
     int is_pure;
+    int ean_addon;          /* EAN-2/EAN-5 add-ons: 0 ignore, 1 read when present, 2 require */
 } scand_zx_options;
 
 typedef struct scand_zx_result {
@@ -38,6 +39,7 @@ typedef struct scand_zx_result {
     int corners[8];         /* x,y of top-left, top-right, bottom-right, bottom-left */
     char symbology_id[8];   /* AIM identifier, e.g. "]Q1" */
     int spare_ec_permille;  /* the error correction the read left unused, 0-1000 (-1: not given) */
+    char addon[8];          /* the EAN-2/EAN-5 add-on's digits, when one was read ("": none) */
 } scand_zx_result;
 
 /* Reads every code in an 8-bit gray image. Returns the number of results (0 when none, -1 on
