@@ -208,7 +208,8 @@ extension SetupBackend {
             frame: { await runtime.tap.next(within: .seconds(2)) },
             view: { await runtime.view($0) },
             controls: { try camera.controlSettings() },
-            setControl: { try camera.setControl($0, to: $1) })
+            setControl: { try camera.setControl($0, to: $1) },
+            metrics: { MetricsFile.render(await runtime.status) })
     }
 
     /// Requests that may wait for one snapshot decode.

@@ -163,7 +163,11 @@ struct Reader {
         c.decodeQuality = choice(decoding, "decoding.quality", default: c.decodeQuality)
 
         var turnedOff: [String] = []
-        for (name, value) in table(top["symbology"], "symbology", allowed: nil).sorted(by: { $0.key < $1.key }) {
+        let symbologyTable = table(top["symbology"], "symbology", allowed: nil)
+        // Any spelling of a symbology's name is taken; its canonical names and the table's own
+        // keys are what the reader knows (ConfigLoader.knownTables).
+        tablesRead["symbology"] = .some(Symbology.allCases.map(\.rawValue) + ["addon_separator"])
+        for (name, value) in symbologyTable.sorted(by: { $0.key < $1.key }) {
             let key = "symbology.\(name)"
             if name == "addon_separator" {
                 c.rules.addOnSeparator = string([name: value], key, default: "")
@@ -174,7 +178,14 @@ struct Reader {
                 fail(key, "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
                 continue
             }
-            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32", "addon"])
+            let addOn = SymbologyRules.addOnSymbologies.contains(symbology) ? ["addon"] : []
+            var value = value
+            if addOn.isEmpty, case .table(var keys) = value, keys["addon"] != nil {
+                fail("\(key).addon", "applies to " + SymbologyRules.addOnSymbologies.map(\.rawValue).joined(separator: ", ") + " only")
+                keys["addon"] = nil
+                value = .table(keys)
+            }
+            let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32"] + addOn)
             var rule = c.rules.rule(symbology)
             if t["enabled"] != nil {
                 if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else {
@@ -198,12 +209,7 @@ struct Reader {
                 if symbology != .code39 { fail("\(key).code32", "applies to Code-39 only") }
                 rule.code32 = bool(t, "\(key).code32", default: false)
             }
-            if t["addon"] != nil {
-                if !SymbologyRules.addOnSymbologies.contains(symbology) {
-                    fail("\(key).addon", "applies to " + SymbologyRules.addOnSymbologies.map(\.rawValue).joined(separator: ", ") + " only")
-                }
-                rule.addOn = choice(t, "\(key).addon", default: rule.addOn)
-            }
+            if t["addon"] != nil { rule.addOn = choice(t, "\(key).addon", default: rule.addOn) }
             c.rules.rules[symbology] = rule
         }
         c.kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, c.rules.rule($0).agreeingFrames) })

@@ -23,14 +23,18 @@ public struct SetupBackend: Sendable {
     public var frame: @Sendable () async -> GrayFrame?
     /// A viewer starts (true) or stops wanting frames.
     public var view: @Sendable (Bool) async -> Void
-    /// The camera's adjustable controls, and a change to one.
+    /// The camera's adjustable controls, and a change to one (answers the value the camera took:
+    /// a driver clamps a value out of range).
     public var controls: @Sendable () async throws -> [CameraControlSetting]
-    public var setControl: @Sendable (String, Int) async throws -> Void
+    public var setControl: @Sendable (String, Int) async throws -> Int
+    /// The kiosk's metrics in Prometheus's text format (`GET /metrics`).
+    public var metrics: @Sendable () async -> String
 
     public init(status: @escaping @Sendable () async -> String, command: @escaping @Sendable (String) async -> String,
                 snapshot: @escaping @Sendable () async throws -> Snapshot, frame: @escaping @Sendable () async -> GrayFrame?,
                 view: @escaping @Sendable (Bool) async -> Void, controls: @escaping @Sendable () async throws -> [CameraControlSetting],
-                setControl: @escaping @Sendable (String, Int) async throws -> Void) {
+                setControl: @escaping @Sendable (String, Int) async throws -> Int,
+                metrics: @escaping @Sendable () async -> String = { "" }) {
         self.status = status
         self.command = command
         self.snapshot = snapshot
@@ -38,6 +42,7 @@ public struct SetupBackend: Sendable {
         self.view = view
         self.controls = controls
         self.setControl = setControl
+        self.metrics = metrics
     }
 }
 
@@ -55,6 +60,7 @@ public struct SetupBackend: Sendable {
 /// | `POST /api/command` | one host command line (TRIGGER, STOP, TORCH ON, SET ...), answered as on the serial port |
 /// | `GET /snapshot.png` | the next frame with the overlay (`?raw=1`: the frame only); header `X-Scand-Snapshot`: its JSON |
 /// | `GET /preview.mjpeg` | the live preview, at most 5 frames a second |
+/// | `GET /metrics` | the kiosk's metrics in Prometheus's text format (as the metrics file) |
 ///
 /// Who may ask, on the TCP listener (checked on the request's head, before any body is read;
 /// `WebRules.admit`):
@@ -252,8 +258,9 @@ public final class SetupServer: Sendable {
                 } catch { throw WebError(503, "\(error)") }
             }
             guard post else { throw Self.methodNotAllowed("GET, POST") }
-            let (name, value) = try WebRules.control(from: request.body).get()
-            do { try await backend.setControl(name, value) } catch { throw WebError(400, "\(error)") }
+            let (name, asked) = try WebRules.control(from: request.body).get()
+            let value: Int
+            do { value = try await backend.setControl(name, asked) } catch { throw WebError(400, "\(error)") }
             let toml = "\(name) = \(value)"
             logger.notice("camera control \(toml) set from the setup page (not saved: add it under [camera.controls])")
             return .whole(status: 200, type: "application/json",
@@ -266,6 +273,9 @@ public final class SetupServer: Sendable {
             let png: [UInt8]
             do { png = try snapshot.png(raw: raw) } catch { throw WebError(500, "\(error)") }
             return .whole(status: 200, type: "image/png", body: png, headers: [("X-Scand-Snapshot", Self.ascii(snapshot.json))])
+        case "/metrics":
+            guard get else { throw Self.methodNotAllowed("GET") }
+            return .whole(status: 200, type: "text/plain; version=0.0.4; charset=utf-8", body: Array(await backend.metrics().utf8), headers: [])
         case "/preview.mjpeg":
             guard get else { throw Self.methodNotAllowed("GET") }
             guard let frames = preview.watchIfRoom() else {

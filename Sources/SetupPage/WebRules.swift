@@ -39,7 +39,7 @@ public enum WebRules {
         }
         if case .success(.set(let key, _)) = Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }),
            let word = refusedWords.first(where: { key.lowercased().contains($0) }) {
-            return .failure(WebError(403, "ERR SET \(key): keys naming a \(word) are not set over the web; edit the config file"))
+            return .failure(WebError(403, HostCommandError("SET", "\(key): keys naming a \(word) are not set over the web; edit the config file").answer))
         }
         return .success(line)
     }

@@ -294,6 +294,15 @@ import Glibc
         let set = try Self.post(port, "/api/controls", Array("brightness=-40".utf8))
         #expect(set.status == 200 && set.text.contains("\"toml\":\"brightness = -40\""), "\(set.text)")
         #expect(try Self.get(port, "/api/controls").text.contains("\"value\":-40"))
+        // A value out of range is answered with what the camera took (the driver clamps it).
+        let clamped = try Self.post(port, "/api/controls", Array("brightness=999".utf8))
+        #expect(clamped.status == 200 && clamped.text.contains("\"value\":127,") && clamped.text.contains("\"toml\":\"brightness = 127\""), "\(clamped.text)")
+
+        // Prometheus scrapes the same metrics as the textfile, presses by source included.
+        let metrics = try Self.get(port, "/metrics")
+        #expect(metrics.status == 200 && metrics.head.contains("text/plain; version=0.0.4"), "\(metrics.head)")
+        #expect(metrics.text.contains("# TYPE scand_presses_total counter") && metrics.text.contains("scand_presses_total{source=\"web\"} 1"), "\(metrics.text)")
+        #expect(metrics.text.contains("scand_good_reads_total 1"), "\(metrics.text)")
 
         // Bad requests: a status and a reason, and the daemon lives.
         let cases: [(Answer, Int, String)] = [
@@ -304,7 +313,7 @@ import Glibc
             (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 300)), 400, "ERR LINE: too long (at most 256 bytes)"),
             (try Self.post(port, "/api/command", Array(repeating: 0x41, count: 100_000)), 413, "at most 4096"),
             (try Self.post(port, "/api/command", Array("FLY ME TO THE MOON".utf8)), 400, "ERR FLY: unknown command"),
-            (try Self.post(port, "/api/command", Array("SET output.serial.device=/dev/null".utf8)), 403, "not set over the web"),
+            (try Self.post(port, "/api/command", Array("SET output.serial.device=/dev/null".utf8)), 403, "ERR SET: output.serial.device: keys naming a device are not set over the web"),
             (try Self.post(port, "/api/command", Array("SET outbox.directory=/tmp".utf8)), 403, "not set over the web"),
             (try Self.post(port, "/api/controls", Array("brightness=lots".utf8)), 400, "whole number"),
             (try Self.post(port, "/api/controls", Array("focus_absolute=3".utf8)), 400, "no control focus_absolute"),

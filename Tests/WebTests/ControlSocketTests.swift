@@ -14,7 +14,7 @@ import Glibc
 
     static func server() -> SetupServer {
         let backend = SetupBackend(status: { "{\"phase\":\"idle\"}" }, command: { "OK " + $0 }, snapshot: { throw NoCamera() },
-                                   frame: { nil }, view: { _ in }, controls: { [] }, setControl: { _, _ in })
+                                   frame: { nil }, view: { _ in }, controls: { [] }, setControl: { _, v in v })
         return SetupServer(backend: backend, events: EventHub(), logger: Logger(label: "test"))
     }
 
