@@ -55,6 +55,7 @@ build_gpiosim() {
 }
 
 build_scand() {
+  scripts/stamp-version.sh
   swift build -c release --product scand --static-swift-stdlib 2>&1 | grep -E "error|warning: unre" || true
   rm -rf "$W/share/lib"; mkdir -p "$W/share/lib"
   cp .build/release/scand "$W/share/scand"

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 out=${1:-out}
 version=$(sed -n 's/.*version: "\(.*\)",/\1/p' Sources/scand/Scand.swift)
 arch=$(dpkg --print-architecture)
+scripts/stamp-version.sh
 swift build -c release --product scand --static-swift-stdlib
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT

@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --demo
+scripts/stamp-version.sh
 swift build -c release --product scand
 exec .build/release/scand run --config config/demo.toml "$@"
