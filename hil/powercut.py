@@ -47,6 +47,7 @@ class UartHost:
         self.events = []            # ("line", tag, seq, bytes) / ("ack", tag, seq) / ("start"|"cut", tag) / ("torn", tag, bytes)
         self.started = threading.Event()
         self.last_start = None
+        self.up = None
         self.closed = threading.Event()
 
     def connect(self, timeout=60):
@@ -90,9 +91,12 @@ class UartHost:
     def _line(self, line):
         text = line.decode("utf-8", "replace")
         with self.lock:
-            m = re.match(r"^#(START|CUT|END) ?(.*)$", text)
+            m = re.match(r"^#(START|CUT|END|UP) ?(.*)$", text)
             if m:
                 kind = m.group(1).lower()
+                if kind == "up":                  # scand is running: its port is open
+                    self.up = m.group(2)
+                    return
                 # What was scheduled for the epoch that ended is not sent: the host acknowledges
                 # only what it saw from the scand it talks to.
                 self.acks = []
@@ -159,13 +163,18 @@ def boot(args, n, mode, cuts, rng, record, kill=True):
     try:
         host.connect()
         if kill:
+            # As in the guest: one time in five at a random moment of scand's start-up, else at
+            # a random moment after it is up.
             last = f"{n}.{cuts + 1}"
+            early = rng.random() < 0.2
             end = time.time() + args.boot_timeout
-            while time.time() < end and not (host.last_start and host.last_start[0] == last) and q.poll() is None:
-                time.sleep(0.05)
-            if not (host.last_start and host.last_start[0] == last):
+            def reached():
+                return host.last_start and host.last_start[0] == last if early else host.up == last
+            while time.time() < end and not reached() and q.poll() is None:
+                time.sleep(0.02)
+            if not reached():
                 raise RuntimeError(f"boot {n}: the guest did not reach its last run (see {console})")
-            time.sleep(rng.uniform(0.2, args.max_run))
+            time.sleep(rng.uniform(0, 3) if early else rng.uniform(0.2, args.max_run))
             q.kill()                       # the power cut: SIGKILL, nothing flushed
             with host.lock:
                 host._note("cut", f"{n}.{cuts + 1} (qemu killed)")
@@ -260,6 +269,45 @@ def analyse(events, final_outbox, logs):
     return figures, problems
 
 
+def self_test():
+    """The judge against made-up runs: a clean one passes, each way of losing a result fails."""
+    def line(seq, text="x"):
+        return ("line", None, seq, f'{{"seq":{seq},"text":"{text}"}}')
+
+    def run(*epochs):
+        events = []
+        for tag, items in epochs:
+            events.append(("start", tag))
+            for item in items:
+                if item == "cut":
+                    events.append(("cut", tag))
+                elif isinstance(item, tuple) and item[0] == "ack":
+                    events.append(("ack", tag, item[1]))
+                else:
+                    events.append(item[:1] + (tag,) + item[2:])
+        return analyse(events, "D 9\n", [])
+
+    clean = run(("1.1", [line(1), ("ack", 1), line(2), "cut"]),            # 2 owed at the cut
+                ("1.2", [line(2), line(3), ("ack", 2), ("ack", 3), "cut"]),
+                ("2.1", [line(3), ("ack", 3), line(4), ("ack", 4)]))          # 3 again: a duplicate
+    cases = {
+        "owed result not sent again": run(("1.1", [line(1), ("ack", 1), line(2), "cut"]), ("1.2", [line(3), ("ack", 3)])),
+        "owed result sent after a new one": run(("1.1", [line(1), "cut"]), ("1.2", [line(2), line(1), ("ack", 1), ("ack", 2)])),
+        "a sequence number never seen": run(("1.1", [line(1), ("ack", 1), line(3), ("ack", 3)])),
+        "a number reused for another result": run(("1.1", [line(1), ("ack", 1), "cut"]), ("1.2", [line(1, "y"), ("ack", 1)])),
+        "twice in one run": run(("1.1", [line(1), line(1), ("ack", 1)])),
+        "owed at the end": run(("1.1", [line(1), "cut"]), ("1.2", [])),
+    }
+    ok = not clean[1] and clean[0]["duplicates (acknowledged, sent once more after a cut)"] == 1 and clean[0]["cuts"] == 2
+    if not ok:
+        log(f"self-test: a clean run was judged {clean}")
+    for name, (figures, problems) in cases.items():
+        if not problems:
+            log(f"self-test: not caught: {name}")
+            ok = False
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lab", required=True, help="the lab's work folder (LAB_DIR)")
@@ -267,12 +315,20 @@ def main():
     ap.add_argument("--boots", type=int, default=1, help="boots ended by killing qemu")
     ap.add_argument("--cuts", type=int, default=4, help="dm-flakey cuts inside each boot")
     ap.add_argument("--press", default="0.4", help="seconds between button presses")
-    ap.add_argument("--max-run", type=float, default=6.0, help="longest run before a qemu kill (s)")
+    ap.add_argument("--max-run", type=float, default=6.0, help="longest run after scand is up before a qemu kill (s)")
     ap.add_argument("--ack-delay", type=float, default=0.8, help="longest delay before the host's ACK (s)")
     ap.add_argument("--boot-timeout", type=float, default=600)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--wear", action="store_true", help="also measure the disk's writes while idle and scanning")
+    ap.add_argument("--self-test", action="store_true", help="only check the judge against made-up runs")
     args = ap.parse_args()
+    if args.self_test:
+        ok = self_test()
+        log("power cut judge: self-test " + ("passed" if ok else "FAILED"))
+        sys.exit(0 if ok else 1)
+    if not self_test():
+        log("FAIL the power cut's judge fails its self-test")
+        sys.exit(1)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 30)
     rng = random.Random(seed)
     args.share = f"{args.lab}/share"
@@ -312,6 +368,10 @@ def main():
     if fsck.returncode != 0:
         problems.append("e2fsck: the filesystem is not clean after the final unmount:\n" + fsck.stdout[-2000:])
     cuts = figures["cuts"]
+    if cuts != args.boots * (args.cuts + 1):
+        problems.append(f"{cuts} cut(s) made, {args.boots * (args.cuts + 1)} planned")
+    if figures["results"] == 0:
+        problems.append("no result came out on the UART: the run proves nothing")
     figures["seconds"] = round(time.time() - t0, 1)
     figures["seconds per cut"] = round(cut_time / max(1, cuts), 1)
     if args.wear:
