@@ -8,10 +8,15 @@ import Glibc
 /// Where every result waits until its output confirms it: an append-only file (`OutboxLog`'s
 /// format), fsync'd on each new result, so that a power cut or `kill -9` loses nothing (delivery
 /// is at least once: a result written but not yet marked done is sent again after a restart).
-/// Rewritten (compacted) when it holds many finished entries.
+/// Rewritten (compacted) when it holds many finished entries. An append is whole lines or
+/// nothing (`OutboxFile`): a write a full disk cuts short is cut back off the file.
 ///
 /// When the file cannot take a result (disk full, no descriptors left, permissions), the
 /// result is still kept in memory and sent; `add` says so and `notStored` counts it.
+///
+/// A result can be stored *held* (`add(_:held:)`): on disk at once, but not handed to the
+/// output until it is added again (an announcement plays first). After a restart it is an
+/// ordinary pending result.
 public final class Outbox: Sendable {
     public struct Entry: Equatable, Sendable {
         public var seq: Int
@@ -33,54 +38,96 @@ public final class Outbox: Sendable {
     public let path: String?
     public let capacity: Int
     public let policy: Policy
-    /// Lines of the file that were skipped when it was read (`line N: reason`).
+    /// Lines of the file that were skipped when it was read (`line N: reason`), and what could
+    /// not be done to the file at start.
     public let problems: [String]
-    private struct State { var pending: [Entry] = []; var lines = 0; var maxSeq = 0; var notStored = 0 }
+    private struct State {
+        var pending: [Entry] = []
+        /// Stored but not to be sent yet (`add(_:held:)`).
+        var held: Set<Int> = []
+        var lines = 0
+        var maxSeq = 0
+        var notStored = 0
+    }
     private let state = Locked(State())
+    private let file: OutboxFile?
+    /// Held for every change of the file, with the change of `state` that goes with it: a
+    /// rewrite never misses an append made meanwhile, and a cut-back never cuts another's line.
+    private let io = Locked(())
 
     /// Opens (or creates) the outbox at `path`; nil keeps it in memory only. Entries pending in
-    /// the file are pending again; damaged lines are skipped and listed in `problems`.
-    public init(path: String?, capacity: Int = 1000, policy: Policy = .dropOldest) throws(HardwareError) {
+    /// the file are pending again; damaged lines are skipped and listed in `problems`. A file
+    /// that cannot be rewritten because the disk is full is kept as it is (a torn last line cut
+    /// off); other failures throw.
+    public init(path: String?, capacity: Int = 1000, policy: Policy = .dropOldest, calls: OutboxCalls = .system) throws(HardwareError) {
         self.path = path
         self.capacity = max(1, capacity)
         self.policy = policy
-        guard let path else { problems = []; return }
-        let contents = OutboxLog.parse(try Self.readFile(path))
-        problems = contents.problems
+        guard let path else { problems = []; file = nil; return }
+        let file = OutboxFile(path: path, calls: calls)
+        self.file = file
+        let bytes = try Self.readFile(path)
+        let contents = OutboxLog.parse(bytes)
         state.withLock {
             $0 = State(pending: contents.pending.map { Entry(seq: $0.seq, bytes: $0.bytes) }, lines: contents.lines, maxSeq: contents.maxSequence)
         }
-        try compact()
+        var problems = contents.problems
+        let state = self.state
+        if let failure = io.withLock({ _ in Self.compact(file, state) }) {
+            guard failure.errno == ENOSPC || failure.errno == EDQUOT else { throw Self.error(failure, path) }
+            let keep = (bytes.lastIndex(of: 10) ?? -1) + 1
+            let cut = keep < bytes.count ? file.cutTornTail(keep: keep).map { "; cutting its torn last line off failed: \($0)" } ?? "; its torn last line was cut off" : ""
+            problems.append("not compacted (\(failure.reason)): kept as it is\(cut)")
+        }
+        self.problems = problems
     }
 
     /// The highest sequence number ever stored (0 for a new outbox).
     public var maxSequence: Int { state.withLock { $0.maxSeq } }
-    public var pending: [Entry] { state.withLock { $0.pending } }
+    /// The results to send, oldest first: those stored before the first held one.
+    public var pending: [Entry] {
+        state.withLock { s in Array(s.pending.prefix { !s.held.contains($0.seq) }) }
+    }
+    /// Every result kept, held ones too.
+    public var count: Int { state.withLock { $0.pending.count } }
     /// Results the file could not take (kept in memory and sent).
     public var notStored: Int { state.withLock { $0.notStored } }
 
-    /// Keeps a new result, durably where the file takes it. Throws only when the `reject-new`
-    /// policy refuses it.
+    /// Keeps a new result, durably where the file takes it. With `held`, it is not among the
+    /// `pending` ones until it is added again (then without a second write). Throws only when
+    /// the `reject-new` policy refuses it.
     @discardableResult
-    public func add(_ entry: Entry) throws(HardwareError) -> Added {
-        var added = Added()
-        let full = state.withLock { $0.pending.count >= capacity }
-        if full {
-            if policy == .rejectNew {
-                throw HardwareError(.busy, operation: "add", device: "outbox \(path ?? "in memory")",
-                                    summary: "outbox full (\(capacity) results pending): result \(entry.seq) refused",
-                                    hint: "policy reject-new: the pending results go first")
+    public func add(_ entry: Entry, held: Bool = false) throws(HardwareError) -> Added {
+        try io.withLock { _ throws(HardwareError) -> Added in
+            var added = Added()
+            // A held result added again: released (it is on disk already).
+            if !held, state.withLock({ $0.held.remove(entry.seq) != nil }) { return added }
+            let full = state.withLock { $0.pending.count >= capacity }
+            if full {
+                if policy == .rejectNew {
+                    throw HardwareError(.busy, operation: "add", device: "outbox \(path ?? "in memory")",
+                                        summary: "outbox full (\(capacity) results pending): result \(entry.seq) refused",
+                                        hint: "policy reject-new: the pending results go first")
+                }
+                added.dropped = state.withLock { s in
+                    let first = s.pending.removeFirst()
+                    s.held.remove(first.seq)
+                    return first
+                }
             }
-            added.dropped = state.withLock { $0.pending.removeFirst() }
+            var text = "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
+            if let dropped = added.dropped { text = "X \(dropped.seq)\n" + text }
+            if let problem = append(text, sync: true) {
+                added.notStored = problem
+                state.withLock { $0.notStored += 1 }
+            }
+            state.withLock {
+                $0.pending.append(entry)
+                if held { $0.held.insert(entry.seq) }
+                $0.maxSeq = max($0.maxSeq, entry.seq)
+            }
+            return added
         }
-        var text = "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
-        if let dropped = added.dropped { text = "X \(dropped.seq)\n" + text }
-        if let problem = append(text, sync: true) {
-            added.notStored = problem
-            state.withLock { $0.notStored += 1 }
-        }
-        state.withLock { $0.pending.append(entry); $0.maxSeq = max($0.maxSeq, entry.seq) }
-        return added
     }
 
     /// Marks `seq` done (written or acknowledged). If the file cannot take the mark, the
@@ -91,58 +138,54 @@ public final class Outbox: Sendable {
     public func park(_ seq: Int) { finish(seq, mark: "K") }
 
     private func finish(_ seq: Int, mark: String) {
-        let had = state.withLock { s -> Bool in
-            guard let i = s.pending.firstIndex(where: { $0.seq == seq }) else { return false }
-            s.pending.remove(at: i)
-            return true
+        io.withLock { _ in
+            let had = state.withLock { s -> Bool in
+                guard let i = s.pending.firstIndex(where: { $0.seq == seq }) else { return false }
+                s.pending.remove(at: i)
+                s.held.remove(seq)
+                return true
+            }
+            guard had else { return }
+            _ = append("\(mark) \(seq)\n", sync: false)
+            if state.withLock({ $0.lines > 4 * capacity + 100 }) { _ = compactLocked() }
         }
-        guard had else { return }
-        _ = append("\(mark) \(seq)\n", sync: false)
-        if state.withLock({ $0.lines > 4 * capacity + 100 }) { try? compact() }
     }
 
-    /// Appends to the file; nil when done, else what failed.
+    /// Appends to the file (`io` held); nil when done, else what failed (the file then ends
+    /// where it ended before).
     private func append(_ text: String, sync: Bool) -> String? {
         state.withLock { $0.lines += text.split(separator: "\n").count }
-        guard let path else { return nil }
-        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return "open \(path): \(ErrnoName.describe(errno))" }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return "write \(path): \(ErrnoName.describe(errno))" }
-            written += n
-        }
-        if sync && fsync(fd) != 0 { return "fsync \(path): \(ErrnoName.describe(errno))" }
-        return nil
+        return file?.append(Array(text.utf8), sync: sync)
     }
 
-    /// Rewrites the file with the pending entries only (a new file, fsync'd, renamed over).
-    private func compact() throws(HardwareError) {
-        guard let path else { return }
+    private struct Failure { var reason: String; var errno: Int32 }
+
+    /// Rewrites the file with the pending entries only (`io` held); nil when done.
+    private func compactLocked() -> Failure? { Self.compact(file, state) }
+
+    private static func compact(_ file: OutboxFile?, _ state: Locked<State>) -> Failure? {
+        guard let file else { return nil }
         let (entries, maxSeq) = state.withLock { ($0.pending, $0.maxSeq) }
         // Keep the highest sequence number even when nothing is pending.
         var text = maxSeq > 0 ? "D \(maxSeq)\n" : ""
         for e in entries { text += "P \(e.seq) \(PayloadText.base64(e.bytes))\n" }
-        do { try FileBytes.writeAtomically(Array(text.utf8), to: path, sync: true, mode: 0o600) } catch {
-            throw Self.failure(error, "write", path, "compacting failed: ")
-        }
+        if let failure = file.replace(with: Array(text.utf8)) { return Failure(reason: failure.reason, errno: failure.errno) }
         state.withLock { $0.lines = entries.count + 1 }
+        return nil
     }
 
     /// The file's bytes; a missing file is an empty outbox.
     static func readFile(_ path: String) throws(HardwareError) -> [UInt8] {
         do { return try FileBytes.read(path, limit: 1 << 30) } catch {
             if error.errno == ENOENT { return [] }
-            throw failure(error, "read", path, "")
+            throw HardwareError(error.errno.map(HardwareError.kind(forErrno:)) ?? .invalidFormat, operation: "read", device: path,
+                                errno: error.errno ?? 0, summary: "outbox \(path): \(error.reason)")
         }
     }
 
-    /// A file the outbox could not read or write: `outbox PATH: compacting failed: REASON (write: EACCES)`.
-    private static func failure(_ error: FileBytes.Failure, _ operation: String, _ path: String, _ doing: String) -> HardwareError {
-        HardwareError(error.errno.map(HardwareError.kind(forErrno:)) ?? .invalidFormat, operation: operation, device: path,
-                      errno: error.errno ?? 0, summary: "outbox \(path): \(doing)\(error.reason)")
+    /// A file the outbox could not rewrite: `outbox PATH: compacting failed: REASON`.
+    private static func error(_ failure: Failure, _ path: String) -> HardwareError {
+        HardwareError(HardwareError.kind(forErrno: failure.errno), operation: "write", device: path, errno: failure.errno,
+                      summary: "outbox \(path): compacting failed: \(failure.reason)")
     }
 }

@@ -12,6 +12,11 @@ public protocol ResultOutput: Sendable {
     /// now (it is then kept and retried by `retry()` where the output keeps results). The error
     /// names the result and says what becomes of it.
     func deliver(_ result: ScanResult, unixMillis: Int64) throws
+    /// Stores `result` (read at `unixMillis`) where the output keeps results, without sending it
+    /// yet: an announcement plays first. `deliver` with the same result sends it, without storing
+    /// it again; after a restart it is sent with the other kept results. An output that keeps
+    /// nothing does nothing here.
+    func hold(_ result: ScanResult, unixMillis: Int64) throws
     /// Results kept for a retry.
     var pendingCount: Int { get }
     /// Results its outbox file could not take (kept in memory and sent) and results it parked
@@ -35,6 +40,7 @@ public struct OutputCounts: Equatable, Sendable {
 }
 
 extension ResultOutput {
+    public func hold(_ result: ScanResult, unixMillis: Int64) throws {}
     public var pendingCount: Int { 0 }
     public var counts: OutputCounts { OutputCounts() }
     public func retry() throws {}
@@ -97,6 +103,11 @@ public final class DeliveringOutput: ResultOutput, Sendable {
         try flush()
     }
 
+    public func hold(_ result: ScanResult, unixMillis: Int64) throws {
+        try outbox.keep(Outbox.Entry(seq: result.sequence, bytes: format.render(result, unixMillis: unixMillis)), held: true,
+                        for: name, logger: logger)
+    }
+
     /// Writes every pending result not yet sent, in order; parks what can never be written.
     func flush() throws {
         try lock.withLock { _ in
@@ -135,10 +146,11 @@ public final class DeliveringOutput: ResultOutput, Sendable {
 }
 
 extension Outbox {
-    /// Adds a result for output `name`, saying in the log what the outbox could not do (store it
-    /// on disk; keep it without dropping the oldest).
-    public func keep(_ entry: Entry, for name: String, logger: Logger) throws {
-        let added = try add(entry)
+    /// Adds a result for output `name` (`held`: not to be sent until it is kept again), saying
+    /// in the log what the outbox could not do (store it on disk; keep it without dropping the
+    /// oldest).
+    public func keep(_ entry: Entry, held: Bool = false, for name: String, logger: Logger) throws {
+        let added = try add(entry, held: held)
         if let problem = added.notStored {
             logger.error("output \(name): result \(entry.seq) not stored in the outbox (\(problem)); kept in memory and sent")
         }

@@ -104,6 +104,12 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         try flush()
     }
 
+    public func hold(_ result: ScanResult, unixMillis: Int64) throws {
+        var bytes = OutputFormat.jsonLines.render(result, unixMillis: unixMillis)
+        if bytes.last == 10 { bytes.removeLast() }
+        try outbox.keep(Outbox.Entry(seq: result.sequence, bytes: bytes), held: true, for: name, logger: logger)
+    }
+
     /// Publishes every pending result not in flight, oldest first; stops at the first refusal.
     func flush() throws {
         try sending.withLock { _ in

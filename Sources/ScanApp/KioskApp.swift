@@ -110,9 +110,11 @@ public final class KioskApp: Sendable {
         let status = StatusService(statusFile: config.statusFile, metricsFile: config.metricsFile, mqtt: mqtt)
         let parts = Parts(config: config, board: board, logger: logger)
         let hasTorchLine = board.hardware.torch != nil
+        let systemd = SystemdNotifier.fromProcess()
+        let watchdog = systemd.watchdogInterval.map { KioskRuntime.Watchdog(interval: $0) { systemd.notify("WATCHDOG=1") } }
         let runtime = KioskRuntime(hardware: board.hardware, tuning: parts.tuning, outputs: parts.outputs, logger: logger,
                                    patterns: parts.patterns, firstSequence: parts.firstSequence, keepStreaming: parts.keepStreaming,
-                                   onStatus: status.offer, onEvent: publish)
+                                   watchdog: watchdog, onStatus: status.offer, onEvent: publish)
         self.runtime = runtime
         let live = LiveConfig(path: options.configPath, overrides: options.overrides, running: config, hasTorchLine: hasTorchLine,
                               logger: logger) { await runtime.reload($0) }
@@ -141,7 +143,7 @@ public final class KioskApp: Sendable {
                 logger.notice("setup page on http://\(address)/\(config.webToken == nil ? "" : " (token required)")")
             }
         }
-        services.append(WatchdogService(runtime: runtime, logger: logger))
+        services.append(WatchdogService(runtime: runtime, systemd: systemd))
         if let signals = options.signals { services.append(SignalService(signals: signals, live: live, logger: logger)) }
         if let button = board.simulatedButton, let every = options.pressEvery {
             services.append(PresserService(button: button, every: every))

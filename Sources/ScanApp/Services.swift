@@ -124,15 +124,16 @@ struct SetupPageService: Service {
 }
 
 /// systemd: READY once the camera's first state is known (or after 5 s, the kiosk then waits
-/// for the camera by itself), the watchdog pinged only while the kiosk is healthy, the camera
-/// state in STATUS, and STOPPING when the group begins to stop.
+/// for the camera by itself), the camera state in STATUS, and STOPPING when the group begins
+/// to stop. The watchdog pings themselves come from the kiosk's own loop (`KioskRuntime.Watchdog`,
+/// made by `KioskApp` from the same notifier), never from here: a wedged kiosk stops pinging.
 struct WatchdogService: Service {
     let runtime: KioskRuntime
-    let logger: Logger
+    let systemd: SystemdNotifier
 
     func run() async {
-        let systemd = SystemdNotifier.fromProcess()
-        let runtime = self.runtime, logger = self.logger
+        let systemd = self.systemd
+        let runtime = self.runtime
         _ = try? await cancelWhenGracefulShutdown {
             var first = await runtime.status
             for _ in 0..<250 where first.camera == .starting {
@@ -147,7 +148,6 @@ struct WatchdogService: Service {
             var lastCamera = first.camera
             while true {
                 try await Task.sleep(for: interval)
-                if await runtime.isHealthy() { systemd.notify("WATCHDOG=1") } else { logger.critical("kiosk loop stalled: watchdog not pinged") }
                 let now = await runtime.status.camera
                 if now != lastCamera { systemd.notify("STATUS=camera \(now.name)"); lastCamera = now }
             }

@@ -116,7 +116,8 @@ struct Reader {
         }
         c.decodeQuality = choice(decoding, "decoding.quality", default: c.decodeQuality)
 
-        for (name, value) in table(top["symbology"], "symbology", allowed: nil) {
+        var turnedOff: [String] = []
+        for (name, value) in table(top["symbology"], "symbology", allowed: nil).sorted(by: { $0.key < $1.key }) {
             let key = "symbology.\(name)"
             guard let symbology = Symbology(name: name) else {
                 fail(key, "\"\(name)\" is not a symbology; use: " + Symbology.allCases.map(\.rawValue).joined(separator: ", "))
@@ -125,7 +126,10 @@ struct Reader {
             let t = table(value, key, allowed: ["enabled", "min_length", "max_length", "check_digit", "agreeing_frames", "full_ascii", "code32"])
             var rule = c.rules.rule(symbology)
             if t["enabled"] != nil {
-                if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else { c.symbologies.remove(symbology) }
+                if bool(t, "\(key).enabled", default: true) { c.symbologies.insert(symbology) } else {
+                    c.symbologies.remove(symbology)
+                    turnedOff.append("\(key).enabled")
+                }
             }
             if t["min_length"] != nil { rule.minLength = int(t, "\(key).min_length", default: 1, range: 1...10_000) }
             if t["max_length"] != nil { rule.maxLength = int(t, "\(key).max_length", default: 10_000, range: 1...10_000) }
@@ -146,6 +150,12 @@ struct Reader {
             c.rules.rules[symbology] = rule
         }
         c.kiosk.agreeingFrames = Dictionary(uniqueKeysWithValues: Symbology.allCases.map { ($0, c.rules.rule($0).agreeingFrames) })
+        if c.symbologies.isEmpty {
+            // Every symbology turned off, however it was spelled: the kiosk would read nothing.
+            let keys = (scan["symbologies"] != nil ? ["scan.symbologies"] : []) + turnedOff
+            fail(keys.last ?? "scan.symbologies", "no symbology is left to read: \(keys.joined(separator: ", ")) leave none on; "
+                 + "enable at least one, e.g. [symbology.qr] enabled = true")
+        }
 
         let torch = table(top["torch"], "torch", allowed: ["mode", "skip_frames"])
         c.kiosk.torchMode = choice(torch, "torch.mode", default: c.kiosk.torchMode)
@@ -232,8 +242,8 @@ struct Reader {
         let listen = string(web, "web.listen", default: "")
         let token = string(web, "web.token", default: "")
         if !listen.isEmpty {
-            if let address = ListenAddress(listen) { c.webListen = address } else {
-                fail("web.listen", "\"\(listen)\" is not host:port, e.g. \"127.0.0.1:8080\"")
+            do throws(ListenAddress.Problem) { c.webListen = try ListenAddress.parse(listen) } catch {
+                fail("web.listen", "\(PayloadText.escaped(listen).debugDescription) is not a listen address: \(error)")
             }
         }
         if !token.isEmpty {

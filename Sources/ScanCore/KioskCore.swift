@@ -41,6 +41,8 @@ public struct KioskCore: Sendable {
         case stepPatterns(Duration)
         /// The outputs' retry timer fired (from `takeDue`), or kept results wait at start.
         case retryOutputs
+        /// The watchdog's period is over (from `takeDue`): ping it if the kiosk is healthy.
+        case watchdogDue
         /// Graceful stop: everything off, nothing after it.
         case stop
         /// The stop's last step, after what the stop led to.
@@ -61,11 +63,17 @@ public struct KioskCore: Sendable {
         case setFrameRate(Int)
         case say(id: Int, text: String)
         case cutSpeech
+        /// Store the result where the outputs keep results, not sending it yet (its
+        /// announcement plays first); a `deliver` of it follows.
+        case store(ScanResult)
         /// Hand the result to the outputs, then send `event` (a client that sees it finds the
         /// result written or kept); answer `outputsPending`, later.
         case deliver(ScanResult, event: String?)
         /// Retry what outputs keep (answer `outputsPending`, later).
         case retryOutputs
+        /// Tell the service manager the kiosk is alive (`WATCHDOG=1`), after the output work
+        /// asked for before it: a loop or an output that is stuck pings no more.
+        case pingWatchdog
         case log(LogLevel, String)
         /// One JSON event line for the event stream.
         case event(String)
@@ -74,7 +82,11 @@ public struct KioskCore: Sendable {
     }
 
     /// The timers the core keeps.
-    public enum Timer: Hashable, Sendable { case kiosk(KioskTimer), camera(CameraSupervisor.Timer), outputRetry }
+    public enum Timer: Hashable, Sendable { case kiosk(KioskTimer), camera(CameraSupervisor.Timer), outputRetry, watchdog }
+
+    /// A running capture that made no progress for this long is stalled: the watchdog is not
+    /// pinged.
+    public static let captureStall = Duration.seconds(10)
 
     public private(set) var machine: KioskMachine
     public private(set) var supervisor = CameraSupervisor()
@@ -86,6 +98,8 @@ public struct KioskCore: Sendable {
     public let hasSpeaker: Bool
     /// Whether event lines are wanted (building them costs a little).
     public let emitsEvents: Bool
+    /// How often the watchdog is pinged (nil: no watchdog).
+    public let watchdog: Duration?
     public private(set) var stopped = false
     /// Something the status shows changed since `takeChanged()`.
     private var changed = false
@@ -100,13 +114,15 @@ public struct KioskCore: Sendable {
     private var lastProgress = Duration.zero
 
     public init(settings: KioskSettings, phrases: SpeechPhrases = SpeechPhrases(), patterns: FeedbackPatterns = .standard,
-                firstSequence: Int = 1, keepStreaming: Bool = false, hasSpeaker: Bool = false, emitsEvents: Bool = true) {
+                firstSequence: Int = 1, keepStreaming: Bool = false, hasSpeaker: Bool = false, emitsEvents: Bool = true,
+                watchdog: Duration? = nil) {
         machine = KioskMachine(settings: settings, firstSequence: firstSequence)
         stream = CameraStream(keepStreaming: keepStreaming)
         player = IndicatorPlayer(patterns: patterns)
         self.phrases = phrases
         self.hasSpeaker = hasSpeaker
         self.emitsEvents = emitsEvents
+        self.watchdog = watchdog
     }
 
     /// What the capture child does with frames now.
@@ -142,6 +158,7 @@ public struct KioskCore: Sendable {
         case .kiosk(let t): return .kiosk(.timerFired(t))
         case .camera(let t): return .camera(.timerFired(t))
         case .outputRetry: return .retryOutputs
+        case .watchdog: return .watchdogDue
         }
     }
 
@@ -151,6 +168,7 @@ public struct KioskCore: Sendable {
         guard !stopped else { return [] }
         switch input {
         case .start:
+            if let watchdog { deadlines[.watchdog] = now + watchdog }
             return kiosk(.started, now: now) + camera(.start, now: now)
         case .kiosk(let event):
             return kiosk(event, now: now)
@@ -204,6 +222,13 @@ public struct KioskCore: Sendable {
             return []
         case .retryOutputs:
             return [.retryOutputs]
+        case .watchdogDue:
+            guard let watchdog else { return [] }
+            deadlines[.watchdog] = now + watchdog
+            guard isHealthy(now: now, stall: Self.captureStall) else {
+                return [.log(.error, "kiosk loop stalled: capture made no progress in \(Self.captureStall); watchdog not pinged")]
+            }
+            return [.pingWatchdog]
         case .stepPatterns(let at):
             return lines(player.advance(to: at))
         case .stop:
@@ -266,6 +291,8 @@ public struct KioskCore: Sendable {
                 + event("indication", ["state": JSONText.string(indication.rawValue), "led": Pattern.stepsJSON(led),
                                        "repeats": led?.repeats == true ? "true" : "false"])
                 + lines(player.indicate(indication, now: now))
+        case .store(let result):
+            return [.store(result)]
         case .deliver(let result):
             let s = result.symbol
             return [.deliver(result, event: eventLine("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),

@@ -59,6 +59,11 @@ public enum KioskEffect: Equatable, Sendable {
     /// Stop saying announcement `id` now (a press, a newer announcement, shutdown).
     case cutAnnouncement(id: Int)
     case indicate(StatusIndication)
+    /// Store the result where the outputs keep results (their outboxes), without sending it:
+    /// its announcement plays first. A `deliver` of it follows (after the announcement, or when
+    /// it is cut short); a restart before that sends it with the other kept results.
+    case store(ScanResult)
+    /// Send the result (stored before by `store`, or not).
     case deliver(ScanResult)
     case startTimer(KioskTimer, after: Duration)
     case cancelTimer(KioskTimer)
@@ -448,7 +453,8 @@ public struct KioskMachine: Sendable {
         let effects = cutAnnouncement()
         announcements += 1
         speaking = (announcements, results)
-        return effects + [.announce(id: announcements, announcement)]
+        // A held result is stored at read time: a kill during the announcement loses no read.
+        return effects + results.map { .store($0) } + [.announce(id: announcements, announcement)]
     }
 
     /// Ends the announcement being said now; the results it held go out (never lost).

@@ -27,16 +27,19 @@ public final class KioskDriver {
     /// edge; nil: inline, its answers handled at once (virtual time).
     public var outputQueue: DispatchQueue?
     public var onOutputs: (@Sendable (KioskCore.Input) -> Void)?
+    /// Pings the service manager's watchdog (`WATCHDOG=1`): called on the output queue when the
+    /// core asks, so that neither a stuck loop nor a stuck output pings.
+    public var onWatchdog: (@Sendable () -> Void)?
     private var now = Duration.zero
     /// What went wrong in the current input's hardware calls (for host answers).
     private var failures: [String] = []
 
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput], logger: Logger,
-                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
+                patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false, watchdog: Duration? = nil,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
         core = KioskCore(settings: Self.settings(tuning, hardware), phrases: tuning.phrases, patterns: patterns,
                          firstSequence: firstSequence, keepStreaming: keepStreaming, hasSpeaker: hardware.speaker != nil,
-                         emitsEvents: onEvent != nil)
+                         emitsEvents: onEvent != nil, watchdog: watchdog)
         self.hardware = hardware
         self.tuning = tuning
         self.outputs = outputs
@@ -238,6 +241,19 @@ public final class KioskDriver {
                 }
                 if let event { onEvent?(event) }
             }
+        case .store(let result):
+            // On the output queue like every write: before the `deliver` that follows it.
+            let (outputs, logger) = (self.outputs, self.logger)
+            let work: @Sendable () -> Void = {
+                let millis = Self.unixMillis()
+                for output in outputs {
+                    do { try output.hold(result, unixMillis: millis) } catch {
+                        logger.error("output \(output.name): result \(result.sequence) not stored before its announcement: \(error)")
+                    }
+                }
+            }
+            if let queue = outputQueue { queue.async(execute: work) } else { work() }
+            return []
         case .retryOutputs:
             let (outputs, logger) = (self.outputs, self.logger)
             return onOutputQueue {
@@ -251,6 +267,10 @@ public final class KioskDriver {
                     }
                 }
             }
+        case .pingWatchdog:
+            guard let ping = onWatchdog else { return [] }
+            if let queue = outputQueue { queue.async(execute: ping) } else { ping() }
+            return []
         case .log(let level, let message):
             logger.log(level: Self.level(level), "\(message)")
             return []

@@ -128,9 +128,12 @@ public actor KioskRuntime: Service {
     public init(hardware: KioskHardware, tuning: KioskTuning, outputs: [any ResultOutput],
                 clock: any Clock<Duration> = ContinuousClock(), logger: Logger,
                 patterns: FeedbackPatterns = .standard, firstSequence: Int = 1, keepStreaming: Bool = false,
+                watchdog: Watchdog? = nil,
                 onStatus: (@Sendable (KioskStatus) -> Void)? = nil, onEvent: (@Sendable (String) -> Void)? = nil) {
         driver = KioskDriver(hardware: hardware, tuning: tuning, outputs: outputs, logger: logger, patterns: patterns,
-                         firstSequence: firstSequence, keepStreaming: keepStreaming, onStatus: onStatus, onEvent: onEvent)
+                         firstSequence: firstSequence, keepStreaming: keepStreaming, watchdog: watchdog?.interval,
+                         onStatus: onStatus, onEvent: onEvent)
+        driver.onWatchdog = watchdog?.ping
         self.clock = clock
         self.logger = logger
         camera = hardware.camera
@@ -240,9 +243,19 @@ public actor KioskRuntime: Service {
         return (frame, driver.tuning, driver.core.machine.torch == .on)
     }
 
+    /// A service manager's watchdog, pinged from the kiosk's own loop: every `interval` the
+    /// timers child fires the core's watchdog timer, the core asks for a ping if a running
+    /// capture made progress (`KioskCore.captureStall`), and `ping` runs on the output queue
+    /// after the writes asked for before it. A stuck actor, timers child, capture or output
+    /// therefore stops the pings, and systemd restarts the daemon.
+    public struct Watchdog: Sendable {
+        public var interval: Duration
+        public var ping: @Sendable () -> Void
+        public init(interval: Duration, ping: @escaping @Sendable () -> Void) { self.interval = interval; self.ping = ping }
+    }
+
     /// Whether the kiosk loop is alive: the actor answers (this call), and a running capture has
-    /// made progress within `stall` (a hung decoder or camera loop does not). The watchdog pings
-    /// systemd only while this holds.
+    /// made progress within `stall` (a hung decoder or camera loop does not).
     public func isHealthy(stall: Duration = .seconds(10)) -> Bool {
         driver.core.isHealthy(now: elapsed(), stall: stall)
     }

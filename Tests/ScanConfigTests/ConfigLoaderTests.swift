@@ -294,7 +294,7 @@ import Testing
         #expect(open.webListen?.isLoopback == false && open.webToken == "0123456789abcdef")
         #expect(errors("[web]\nlisten = \"0.0.0.0:80\"").contains { $0.contains("web.listen: 0.0.0.0:80 is not a loopback address: set web.token too") })
         #expect(errors("[web]\nlisten = \"127.0.0.1:80\"\ntoken = \"has space in it 1234\"").contains { $0.contains("web.token: must be 16 to 256") })
-        #expect(errors("[web]\nlisten = \"localhost\"").contains { $0.contains("is not host:port") })
+        #expect(errors("[web]\nlisten = \"localhost\"").contains { $0.contains("is not a listen address: no port") })
         #expect(errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 100) + "\"").contains { $0.contains("at most 100 bytes") })
         #expect(errors("[web]\nport = 80").contains { $0.contains("port") })
     }

@@ -24,8 +24,8 @@ import Testing
         let result = ScanResult(sequence: 1, session: 1, symbol: Self.ean)
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean])) == [
             .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead, flash: false),
-            .announce(id: 1, .read([Self.ean])), .indicate(.ready),
-        ])
+            .store(result), .announce(id: 1, .read([Self.ean])), .indicate(.ready),
+        ], "stored at read time, sent after the announcement")
         #expect(m.metrics.goodReads == 1)
         #expect(m.handle(.announcementEnded(id: 2)) == [], "another announcement's end changes nothing")
         #expect(m.handle(.announcementEnded(id: 1)) == [.deliver(result)])
@@ -72,11 +72,13 @@ import Testing
     @Test func inContinuousModeANewReadCutsTheOldAnnouncementAndDeliversItsResult() {
         var m = machine { $0.trigger = .continuous }
         _ = m.handle(.buttonPressed)
-        #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [.feedback(.goodRead, flash: false), .announce(id: 1, .read([Self.ean]))])
+        let ean = ScanResult(sequence: 1, session: 1, symbol: Self.ean)
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [.feedback(.goodRead, flash: false), .store(ean),
+                                                                                        .announce(id: 1, .read([Self.ean]))])
         #expect(m.handle(.decoded(session: 1, symbols: [], at: .seconds(2))) == [])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.qr], at: .seconds(3))) == [
-            .feedback(.goodRead, flash: false), .cutAnnouncement(id: 1), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)),
-            .announce(id: 2, .read([Self.qr])),
+            .feedback(.goodRead, flash: false), .cutAnnouncement(id: 1), .deliver(ean),
+            .store(ScanResult(sequence: 2, session: 1, symbol: Self.qr)), .announce(id: 2, .read([Self.qr])),
         ])
     }
 

@@ -1,0 +1,142 @@
+import Foundation
+import ScanCore
+import ScanHardware
+import Delivery
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 41, "nothing lost": an append a full disk cuts short is cut back off the file (the
+/// next line never follows a partial one), the folder is fsync'd when the file appears in it,
+/// and a result held for its announcement is on disk before it is sent.
+@Suite(.serialized) struct OutboxDurabilityTests {
+    /// The system's calls, with a disk that can be made full (a short write, then ENOSPC) or
+    /// failing (EIO on fsync), recording each fsync by what it was called on.
+    final class Disk: Sendable {
+        struct State { var full = false { didSet { wroteHalf = false } }; var wroteHalf = false; var failFsync = false; var folders: Set<Int32> = []; var fsyncs: [String] = [] }
+        let state = Locked(State())
+        var calls: OutboxCalls {
+            var calls = OutboxCalls.system
+            let state = self.state
+            calls.open = { path, flags, mode in
+                let fd = Glibc.open(path, flags, mode)
+                if fd >= 0 && flags & O_DIRECTORY != 0 { state.withLock { _ = $0.folders.insert(fd) } }
+                return fd
+            }
+            calls.write = { fd, bytes in
+                // A full disk: half of the first write goes in, then nothing.
+                let half = state.withLock { s -> Int? in
+                    guard s.full else { return nil }
+                    defer { s.wroteHalf = true }
+                    return s.wroteHalf ? 0 : bytes.count / 2
+                }
+                guard let half else { return Glibc.write(fd, bytes.baseAddress, bytes.count) }
+                guard half > 0 else { errno = ENOSPC; return -1 }
+                return Glibc.write(fd, bytes.baseAddress, half)
+            }
+            calls.fsync = { fd in
+                let folder = state.withLock { s in s.folders.contains(fd) }
+                state.withLock { $0.fsyncs.append(folder ? "folder" : "file") }
+                if !folder && state.withLock({ $0.failFsync }) { errno = EIO; return -1 }
+                return Glibc.fsync(fd)
+            }
+            calls.close = { fd in
+                state.withLock { _ = $0.folders.remove(fd) }
+                return Glibc.close(fd)
+            }
+            return calls
+        }
+    }
+
+    static func entry(_ seq: Int) -> Outbox.Entry { Outbox.Entry(seq: seq, bytes: Array("result \(seq)\r\n".utf8)) }
+
+    @Test func aWriteTheDiskCutsShortIsCutBackAndTheNextLineIsWhole() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let disk = Disk()
+        let box = try Outbox(path: path, calls: disk.calls)
+        try box.add(Self.entry(1))
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
+        disk.state.withLock { $0.full = true }
+        let added = try box.add(Self.entry(2))
+        #expect(added.notStored?.contains("ENOSPC") == true, "\(added.notStored ?? "stored")")
+        #expect(added.notStored?.contains("; the file was cut back to its \(before) bytes before the write") == true, "\(added.notStored ?? "")")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int == before, "no partial line left")
+        #expect(box.notStored == 1)
+        #expect(box.pending.map(\.seq) == [1, 2], "kept in memory and sent all the same")
+        disk.state.withLock { $0.full = false }
+        try box.add(Self.entry(3))
+        // After a restart: every result the file took, none skipped as damaged.
+        let reopened = try Outbox(path: path)
+        #expect(reopened.problems == [])
+        #expect(reopened.pending == [Self.entry(1), Self.entry(3)])
+    }
+
+    @Test func aFailedFsyncCutsTheLineBackToo() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let disk = Disk()
+        let box = try Outbox(path: path, calls: disk.calls)
+        try box.add(Self.entry(1))
+        disk.state.withLock { $0.failFsync = true }
+        let added = try box.add(Self.entry(2))
+        #expect(added.notStored?.hasPrefix("fsync \(path): Input/output error (EIO)") == true && added.notStored?.contains("cut back") == true, "\(added.notStored ?? "")")
+        disk.state.withLock { $0.failFsync = false }
+        #expect(try Outbox(path: path).pending.map(\.seq) == [1])
+    }
+
+    @Test func theFolderIsSyncedWhenTheFileAppearsInIt() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let disk = Disk()
+        // Opening compacts: a new file renamed into the folder, then the folder fsync'd.
+        let box = try Outbox(path: path, calls: disk.calls)
+        #expect(disk.state.withLock { $0.fsyncs } == ["file", "folder"])
+        // A result: the file's fsync only.
+        disk.state.withLock { $0.fsyncs = [] }
+        try box.add(Self.entry(1))
+        #expect(disk.state.withLock { $0.fsyncs } == ["file"])
+        // The file gone (removed by hand): made again, the folder fsync'd before the result is stored in it.
+        unlink(path)
+        disk.state.withLock { $0.fsyncs = [] }
+        try box.add(Self.entry(2))
+        #expect(disk.state.withLock { $0.fsyncs } == ["folder", "file"])
+        // A done mark is not fsync'd (a lost mark resends, never loses).
+        disk.state.withLock { $0.fsyncs = [] }
+        box.done(2)
+        #expect(disk.state.withLock { $0.fsyncs } == [])
+    }
+
+    @Test func aFullDiskAtStartKeepsTheFileAndCutsATornLastLine() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: path + ".tmp") }
+        try "P 1 aGk=\nP 2 ab".write(toFile: path, atomically: false, encoding: .utf8)
+        let disk = Disk()
+        disk.state.withLock { $0.full = true }
+        let box = try Outbox(path: path, calls: disk.calls)
+        #expect(box.problems.count == 1 && box.problems[0].hasPrefix("not compacted (write \(path).tmp: No space left on device (ENOSPC)")
+                && box.problems[0].hasSuffix("kept as it is; its torn last line was cut off"), "\(box.problems)")
+        #expect(!FileManager.default.fileExists(atPath: path + ".tmp"), "the temporary file's blocks are given back")
+        disk.state.withLock { $0.full = false }
+        try box.add(Self.entry(3))
+        #expect(try Outbox(path: path).pending.map(\.seq) == [1, 3])
+    }
+
+    @Test func aHeldResultIsOnDiskAtOnceAndSentOnlyWhenReleased() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let box = try Outbox(path: path)
+        try box.add(Self.entry(1), held: true)
+        #expect(box.pending.isEmpty && box.count == 1, "held: not to be sent yet")
+        // Killed here: the next start sends it.
+        #expect(try Outbox(path: path).pending == [Self.entry(1)])
+        // Released: pending, and not written a second time.
+        try box.add(Self.entry(1))
+        #expect(box.pending == [Self.entry(1)])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.split(separator: "\n").filter { $0.hasPrefix("P 1 ") }.count == 1, "\(text)")
+        box.done(1)
+        #expect(try Outbox(path: path).pending.isEmpty)
+    }
+}
