@@ -223,7 +223,7 @@ def analyse(events, final_outbox, logs):
             if missing:
                 problems.append(f"epoch {ep['tag']}: LOST {missing}: shown on the UART before a cut, not acknowledged, "
                                 f"not sent again before the new result {seqs[first_new]}")
-        duplicates += sum(1 for s in seqs if s in acked)
+        duplicates += sum(1 for s, t in ep["lines"] if s in acked and text_of.get(s) == t)
         for s, t in ep["lines"]:
             if s in text_of and text_of[s] != t:
                 problems.append(f"epoch {ep['tag']}: LOST result {s}: its number came back with other bytes "
@@ -320,6 +320,7 @@ def main():
     ap.add_argument("--boot-timeout", type=float, default=600)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--wear", action="store_true", help="also measure the disk's writes while idle and scanning")
+    ap.add_argument("--wear-only", action="store_true", help="only measure the wear (one boot, no cuts)")
     ap.add_argument("--self-test", action="store_true", help="only check the judge against made-up runs")
     args = ap.parse_args()
     if args.self_test:
@@ -341,6 +342,11 @@ def main():
         f.truncate(64 << 20)
     subprocess.run(["mkfs.ext4", "-q", "-F", "-L", "scand-state", args.disk], check=True)
     record = open(f"{args.work}/events.jsonl", "w")
+    if args.wear_only:
+        host, secs = boot(args, 1, "wear", 0, rng, record, kill=False)
+        figures = wear(open(f"{args.share}/pc/wear.txt").read(), host.events)
+        log("wear: " + json.dumps(figures, indent=1))
+        sys.exit(0)
     log(f"power cut: {args.boots} boot(s) killed at random, {args.cuts} dm-flakey cut(s) in each, seed {seed}")
     events = []
     t0 = time.time()
