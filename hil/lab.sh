@@ -5,7 +5,13 @@
 # whose second port qemu writes to a host file. Each scenario is asserted from outside scand:
 # gpio-sim line values in sysfs, the bytes on the UART, the frames written into vivid.
 #
+# The power cut: scand's outbox on a virtio disk (ext4), the power cut at random moments by killing
+# qemu and, inside a boot, by dm-flakey; the host plays the ACKing host on the UART and checks that
+# every result shown as stored comes out after the cut (hil/powercut.py says exactly what).
+#
 # usage: hil/lab.sh [all|prepare|run]     LAB_DIR (default .build-lab) caches downloads.
+#        hil/lab.sh powercut [BOOTS [CUTS [--wear]]]   BOOTS qemu kills, CUTS dm-flakey cuts in each
+#        (all runs 1 and 4: 5 cuts; the long run: hil/lab.sh powercut 10 20 = 210 cuts)
 # Prints "N passed, N failed" and exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +44,11 @@ fetch() {
     rm -f "$W/src/usr/src/linux-source-6.1.tar.xz" "$W"/debs/linux-source-6.1_*.deb
     "$W/kmodx/bin/depmod" -b "$W/x" "$K"
   fi
+  # dmsetup for the power cut's dm-flakey table (libdevmapper; the rest comes from the host).
+  if [ ! -x "$W/x/sbin/dmsetup" ]; then
+    (cd "$W/debs" && apt-get -qq -o APT::Sandbox::User=root download dmsetup libdevmapper1.02.1)
+    for p in dmsetup libdevmapper1.02.1; do dpkg -x "$W"/debs/${p}_*.deb "$W/x"; done
+  fi
 }
 
 build_gpiosim() {
@@ -64,6 +75,8 @@ build_scand() {
   .build/release/scand bench frame --format NV12 Tests/Fixtures/qr.png "$W/share/qr.nv12"
   .build/release/scand bench frame Tests/Fixtures/no-code.png "$W/share/blank.yuyv"
   cp hil/scenarios.sh "$W/share/test.sh"
+  cp hil/powercut.sh "$W/share/powercut.sh"
+  rm -rf "$W/share/samples"; cp -r samples "$W/share/samples"
 }
 
 build_initramfs() {
@@ -76,11 +89,14 @@ build_initramfs() {
     cp "$X/usr/bin/$b" "$R/usr/bin/"
     for lib in $(ldd "$X/usr/bin/$b" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
   done
+  export LD_LIBRARY_PATH=$X/lib/x86_64-linux-gnu
+  cp "$X/sbin/dmsetup" "$R/sbin/"
+  for lib in $(ldd "$X/sbin/dmsetup" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
   unset LD_LIBRARY_PATH
   cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
   M=$X/lib/modules/$K; RM=$R/lib/modules/$K; mkdir -p "$RM/extra"
   cp "$M/modules.order" "$M/modules.builtin" "$M/modules.builtin.modinfo" "$RM/"
-  for m in vivid configfs 9p 9pnet_virtio virtio_pci; do
+  for m in vivid configfs 9p 9pnet_virtio virtio_pci virtio_blk dm-flakey ext4 crc32c_generic; do
     for ko in $(grep -E "/$m\.ko:" "$M/modules.dep" | tr -d ':'); do mkdir -p "$RM/$(dirname "$ko")"; cp "$M/$ko" "$RM/$ko"; done
   done
   cp "$W/gpiosim/gpio-sim.ko" "$RM/extra/"
@@ -114,8 +130,26 @@ run_vm() {
   [ "$fail" -eq 0 ]
 }
 
+# The power cut (hil/powercut.py): BOOTS boots each ended by killing qemu, CUTS dm-flakey cuts
+# inside each boot, then a last boot that sends what is owed.
+powercut() {
+  command -v mkfs.ext4 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq e2fsprogs >/dev/null
+  # The kernel without its xz wrapper, booted directly (PVH): its own decompressor takes ~20 s
+  # under emulation, paid at every boot.
+  [ -f "$W/vmlinux-$K" ] || python3 -c 'import lzma, sys
+d = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(lzma.LZMADecompressor().decompress(d[d.find(b"\xfd7zXZ\x00"):]))' "$W/x/boot/vmlinuz-$K" "$W/vmlinux-$K"
+  if python3 hil/powercut.py --lab "$W" --kernel "$K" --boots "${1:-1}" --cuts "${2:-4}" ${3:-}; then
+    echo "PASS power cut: every result shown as stored was delivered after the cuts"; return 0
+  else
+    echo "FAIL power cut (see $W/powercut/ and $W/share/pc/)"; return 1
+  fi
+}
+
 case $STEP in
   prepare) fetch; build_gpiosim; build_scand; build_initramfs ;;
   run) run_vm ;;
-  all) fetch; build_gpiosim; build_scand; build_initramfs; run_vm ;;
+  powercut) shift; powercut "$@" ;;
+  all) fetch; build_gpiosim; build_scand; build_initramfs
+       rc=0; run_vm || rc=1; powercut 1 4 || rc=1; exit $rc ;;
 esac

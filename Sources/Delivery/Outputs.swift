@@ -150,10 +150,16 @@ public final class DeliveringOutput: ResultOutput, Sendable {
         try flush()
     }
 
+    /// Under the flush's lock: between leaving the window and leaving the outbox (which waits
+    /// for the file, e.g. the next result's fsync), a flush would find `seq` pending and not
+    /// awaited, and send it again.
     public func acknowledge(_ seq: Int) -> Bool {
-        guard requiresAck, state.withLock({ $0.window.acknowledge(seq) }) else { return false }
-        outbox.done(seq)
-        return true
+        guard requiresAck else { return false }
+        return lock.withLock { _ in
+            guard state.withLock({ $0.window.acknowledge(seq) }) else { return false }
+            outbox.done(seq)
+            return true
+        }
     }
 }
 
