@@ -63,7 +63,7 @@ import Testing
         try unit.write(to: path, atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
-        p.arguments = ["verify", path.path]
+        p.arguments = ["verify", "--man=no", path.path]
         let err = Pipe()
         p.standardError = err
         p.standardOutput = err
