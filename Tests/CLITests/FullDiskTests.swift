@@ -30,6 +30,14 @@ import Testing
         }
     }
 
+    /// The sequence numbers of the reads a log shows (`read SYMBOLOGY: text [... seq=N ...]`).
+    static func reads(in log: String) -> [Int] {
+        log.components(separatedBy: "\n").compactMap { line in
+            guard line.contains(" read "), let r = line.range(of: " seq=") else { return nil }
+            return Int(line[r.upperBound...].prefix { $0.isNumber })
+        }
+    }
+
     @Test(.enabled(if: canMount, "needs root and tmpfs"), .timeLimit(.minutes(3)))
     func everyResultStoredOnAFullDiskIsDeliveredAfterTheRestartInOrder() async throws {
         let dir = try Fixture.temporaryFolder("scand-full")
@@ -77,14 +85,14 @@ import Testing
                                             executable: Self.executable)
         #expect(await Poll.until(60) { statusValue("resultsNotStored") >= 3 }, "the disk fills")
         try FileManager.default.removeItem(at: filler)
-        let readWhenFreed = Self.numbers(in: try String(contentsOf: firstLog, encoding: .utf8), after: "seq=", before: "] read ").max() ?? 0
+        let readWhenFreed = Self.reads(in: try String(contentsOf: firstLog, encoding: .utf8)).max() ?? 0
         #expect(await Poll.until(60) {
             let log = (try? String(contentsOf: firstLog, encoding: .utf8)) ?? ""
-            return (Self.numbers(in: log, after: "seq=", before: "] read ").max() ?? 0) >= readWhenFreed + 6
+            return (Self.reads(in: log).max() ?? 0) >= readWhenFreed + 6
         }, "reads go on once there is room")
         await ChildProcess.end(first)
         let log = try String(contentsOf: firstLog, encoding: .utf8)
-        let read = Self.numbers(in: log, after: "seq=", before: "] read ")
+        let read = Self.reads(in: log)
         let notStored = Set(Self.numbers(in: log, after: "result ", before: " not stored in the outbox"))
         let stored = read.filter { !notStored.contains($0) }
         #expect(!notStored.isEmpty && stored.count > notStored.count, "read \(read.count), not stored \(notStored.sorted())")
