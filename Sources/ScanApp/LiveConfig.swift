@@ -46,7 +46,7 @@ public actor LiveConfig {
             if !mine.isEmpty { return mine.map { Self.line($0, setting: override.name) }.joined(separator: "; ") }
         }
         guard ScandConfig.takesEffectWhileRunning(override.key) else {
-            return "\(override.name) takes effect at start; change it in \(path) and restart (while running: "
+            return "\(override.name) takes effect at start; change it in \(path), then reload (SIGHUP) or restart (while running: "
                 + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
         }
         switch loaded {

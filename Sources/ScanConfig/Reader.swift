@@ -272,6 +272,9 @@ struct Reader {
         c.serial.format = choice(serial, "output.serial.format", default: ResultFormat.text)
         c.serial.aim = bool(serial, "output.serial.aim", default: false)
         c.serial.ack = bool(serial, "output.serial.ack", default: false)
+        if c.serial.ack && c.serial.format != .json {
+            fail("output.serial.ack", "needs format = \"json\": the host acknowledges a result by its seq (ACK <seq>), which only JSON carries")
+        }
         c.serial.commands = bool(serial, "output.serial.commands", default: true)
         for (name, key) in [("stdout", "output.stdout"), ("hid", "output.hid")] {
             let t = table(output[name], key, allowed: ["enabled", "device", "format", "aim", "prefix", "suffix", "layout"])

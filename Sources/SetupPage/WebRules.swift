@@ -38,13 +38,17 @@ public enum WebRules {
         case .failure(let error): return .failure(WebError(400, "ERR " + error.message))
         }
         if case .success(.set(let key, _)) = Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }),
-           let word = refusedWords.first(where: { key.lowercased().contains($0) }) {
+           let found = refusedWords.first(where: { key.lowercased().contains($0) }) {
+            let word = refusedNouns[found] ?? found
             return .failure(WebError(403, HostCommandError("SET", "\(key): keys naming a \(word) are not set over the web; edit the config file").answer))
         }
         return .success(line)
     }
 
     static let refusedWords = ["device", "path", "file", "dir", "socket", "images", "listen", "token", "pwm", "chip"]
+    /// How an answer names what a refused key holds.
+    static let refusedNouns = ["device": "device", "path": "path", "file": "file", "dir": "folder", "socket": "socket",
+                               "images": "list of image files", "listen": "listener", "token": "token", "pwm": "PWM channel", "chip": "GPIO chip"]
 
     /// A camera control change from a form body `name=value` (name: letters and `_`; value: an
     /// integer).

@@ -23,7 +23,7 @@ struct Decode: ParsableCommand {
             transform: ViewportArgument.init(parsing:))
     var roi: ViewportArgument?
 
-    @Option(help: ArgumentHelp("Comma-separated symbologies to read (default: all the engine supports): "
+    @Option(help: ArgumentHelp("Comma-separated symbologies to read (default: the seed list; Codabar and DataBar on request): "
                                + Symbology.allCases.map(\.rawValue).joined(separator: ", ") + ".", valueName: "names"),
             transform: SymbologyList.init(parsing:))
     var symbologies: SymbologyList?

@@ -309,4 +309,12 @@ import Testing
         #expect(!errors("[control]\nsocket = \"/run/" + String(repeating: "x", count: 98) + "\"").contains { $0.contains("control.socket") }, "103 bytes")
         #expect(errors("[web]\nport = 80").contains { $0.contains("port") })
     }
+
+    /// Acknowledged results need JSON: the host acknowledges a result by its seq, which text
+    /// results do not carry (a text result would be sent again every 5 s for ever).
+    @Test func acknowledgementsNeedJSON() {
+        #expect(errors("[output.serial]\nack = true\n").contains { $0.contains("output.serial.ack: needs format = \"json\"") })
+        #expect(errors("[output.serial]\nack = true\nformat = \"text\"\n").contains { $0.contains("output.serial.ack: needs format") })
+        #expect(!errors("[output.serial]\nack = true\nformat = \"json\"\n").contains { $0.contains("output.serial.ack") })
+    }
 }
