@@ -140,8 +140,9 @@ struct Reader {
                 fail("scan.accept", "name at least one payload type (\(allowed)); leave it out to accept every code")
             } else { c.kiosk.accept.kinds = Set(names.compactMap(PayloadKind.init(rawValue:))) }
         }
-        if scan["accept_pattern"] != nil {
-            do { c.kiosk.accept.pattern = try AcceptPattern(string(scan, "scan.accept_pattern", default: "")) } catch {
+        // "" (e.g. `SET scan.accept_pattern=`): no pattern, as when the key is left out.
+        if scan["accept_pattern"] != nil, case let source = string(scan, "scan.accept_pattern", default: ""), !source.isEmpty {
+            do { c.kiosk.accept.pattern = try AcceptPattern(source) } catch {
                 fail("scan.accept_pattern", error.message)
             }
         }

@@ -317,4 +317,11 @@ import Testing
         #expect(errors("[output.serial]\nack = true\nformat = \"text\"\n").contains { $0.contains("output.serial.ack: needs format") })
         #expect(!errors("[output.serial]\nack = true\nformat = \"json\"\n").contains { $0.contains("output.serial.ack") })
     }
+
+    /// An empty accept pattern is no pattern: `SET scan.accept_pattern=` undoes one set live.
+    @Test func anEmptyAcceptPatternAcceptsAnyText() throws {
+        #expect(errors("[scan]\naccept_pattern = \"\"\n").isEmpty)
+        #expect(try parse("[scan]\naccept_pattern = \"^A\"\n").kiosk.accept.pattern != nil)
+        #expect(try parse("[scan]\naccept_pattern = \"^A\"\n", overrides: ["scan.accept_pattern="]).kiosk.accept.pattern == nil)
+    }
 }
