@@ -54,13 +54,17 @@ import Glibc
         close(stale)
         let server = Self.server()
         let serving = Task { try await server.serve(unixPath: path) }
+        // Served once bound and given its mode (the mode follows the bind: on a loaded machine a
+        // client may connect in between; see the session note of 2026-11-26 on an empty answer
+        // seen once at start-up under load).
         var answer: String?
-        for _ in 0..<500 where answer == nil {
+        var st = stat()
+        for _ in 0..<1000 {
             answer = Self.ask(path, "GET /api/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            if answer == nil { try await Task.sleep(for: .milliseconds(10)) }
+            if answer?.hasPrefix("HTTP/1.1 200") == true, lstat(path, &st) == 0, st.st_mode & 0o777 == 0o660 { break }
+            try await Task.sleep(for: .milliseconds(10))
         }
         #expect(answer?.hasPrefix("HTTP/1.1 200") == true && answer?.hasSuffix("{\"phase\":\"idle\"}") == true, "\(answer ?? "no answer")")
-        var st = stat()
         #expect(lstat(path, &st) == 0 && st.st_mode & 0o777 == 0o660)
         // The same limits as the page: a 512 KiB header line is refused at 8 KiB.
         let long = Self.ask(path, "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: 512 * 1024))
