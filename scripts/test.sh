@@ -7,9 +7,11 @@ swift build --build-tests
 # The attack and fault suites (hostile web clients, an MQTT flood, snapshot loops, a full disk,
 # kill -9, a wedged kiosk, 100 stops) measure CPU, memory and latency of a whole daemon: they run
 # one at a time after the rest, each with the machine to itself.
-attacks="$(scripts/attack-suites.sh)"
-swift test --skip-build --skip "$attacks"
-swift test --skip-build --filter "$attacks" --no-parallel
+# So do the V4L2 camera driver tests: their reader threads, starved by the rest on two cores,
+# ran past the driver's 120 s stall timeout.
+alone="$(scripts/attack-suites.sh)|V4L2CameraTests"
+swift test --skip-build --skip "$alone"
+swift test --skip-build --filter "$alone" --no-parallel
 # The suite again under AddressSanitizer and ThreadSanitizer.
 scripts/sanitize.sh
 # Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
