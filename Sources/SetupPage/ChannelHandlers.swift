@@ -1,0 +1,434 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ImageLoading
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import ScanCore
+import ScanHardware
+import Viewfinder
+
+// The setup page's channel pipeline: the connection cap, the paused accept, the request head's
+// limits and deadlines before llhttp, and the requests handed to SetupServer's endpoints.
+
+
+/// The connections of one listener: at most `SetupServer.maxConnections`, all closed at the end.
+final class Connections: Sendable {
+    private let open = Locked<[ObjectIdentifier: Channel]>([:])
+
+    func enter(_ channel: Channel) -> Bool {
+        open.withLock { open in
+            guard open.count < SetupServer.maxConnections else { return false }
+            open[ObjectIdentifier(channel)] = channel
+            return true
+        }
+    }
+
+    func leave(_ channel: Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
+
+    func closeAll() {
+        for channel in open.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+    }
+}
+
+/// The pause before the next `accept` after one failed (EMFILE, ENFILE, ...): 50 ms, doubling to
+/// 2 s, back to 50 ms once a connection is accepted. Used on the listener's event loop only.
+final class AcceptPause {
+    private var pause = TimeAmount.milliseconds(50)
+    var failures = 0
+
+    func next() -> TimeAmount {
+        failures += 1
+        defer { pause = min(pause * 2, .seconds(2)) }
+        return pause
+    }
+
+    func reset() {
+        pause = .milliseconds(50)
+        failures = 0
+    }
+}
+
+@available(*, unavailable)
+extension AcceptPause: Sendable {}
+
+/// Logs a failed `accept` (the first of a run, and then every 100th) and resets the pause when
+/// a connection comes; the listener itself stays (NIO's `AcceptBackoffHandler` pauses reading).
+final class AcceptWatch: ChannelInboundHandler {
+    typealias InboundIn = Channel
+    let pause: AcceptPause
+    let logger: Logger
+
+    init(pause: AcceptPause, logger: Logger) {
+        self.pause = pause
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if pause.failures > 0 {
+            logger.notice("setup page: accepting connections again after \(pause.failures) failed accepts")
+            pause.reset()
+        }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if pause.failures == 1 || pause.failures % 100 == 0 {
+            logger.warning("setup page: accept failed (\(error)); retrying after a pause")
+        }
+    }
+}
+
+@available(*, unavailable)
+extension AcceptWatch: Sendable {}
+
+/// Closes a connection after its answer: output first (the answer reaches the client), input
+/// read and dropped for up to 2 s (so the client sees the answer, not a reset), then all.
+func closeAfterAnswer(_ context: ChannelHandlerContext) {
+    context.close(mode: .output, promise: nil)
+    let context = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.value.eventLoop.assumeIsolated().scheduleTask(in: .seconds(2)) { context.value.close(promise: nil) }
+}
+
+/// Answers a connection over the cap and closes it.
+final class Refuser: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let status: Int
+    let text: String
+
+    init(status: Int, text: String) {
+        self.status = status
+        self.text = text
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: SetupServer.rawAnswer(status, text)))).assumeIsolated()
+            .whenComplete { _ in closeAfterAnswer(bound.value) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {} // dropped
+}
+
+@available(*, unavailable)
+extension Refuser: Sendable {}
+
+/// What the request handler tells the guard (outbound user events).
+enum GuardEvent {
+    /// A response ended and the connection stays.
+    case answered
+    /// The connection ends after the answer being written: drop what comes in.
+    case discard
+}
+
+/// The bytes of a connection before the HTTP parser: `RequestHeadLimits` on every byte, the
+/// request deadline (5 s from a request's first byte, or from accept) and the idle deadline
+/// (30 s between requests; none while a response is being written).
+final class RequestGuard: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var limits = RequestHeadLimits()
+    private let closing: () -> Void
+    private var held: ByteBuffer?
+    /// Requests released whole and not answered yet.
+    private var outstanding = 0
+    private var discarding = false
+    private var timer: Scheduled<Void>?
+    private var timerIsIdle = false
+
+    /// `closing`: called once the connection is on its way out.
+    init(closing: @escaping () -> Void) {
+        self.closing = closing
+    }
+
+    private func discard() {
+        if !discarding { closing() }
+        discarding = true
+        held = nil
+        cancelTimer()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        arm(context, idle: false)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !discarding else { return }
+        var buffer = unwrapInboundIn(data)
+        let wasMid = limits.isMidRequest
+        var releaseEnd = 0, completed = 0
+        var refusal: RequestHeadLimits.Refusal?
+        buffer.withUnsafeReadableBytes { bytes in
+            for i in 0..<bytes.count {
+                switch limits.consume(bytes[i]) {
+                case .hold: continue
+                case .release(let done):
+                    releaseEnd = i + 1
+                    if done { completed += 1 }
+                case .refuse(let r):
+                    refusal = r
+                    return
+                }
+            }
+        }
+        if let refusal {
+            refuse(context, status: refusal.status, text: "ERR \(refusal.status): \(refusal.reason)")
+            return
+        }
+        outstanding += completed
+        let total = buffer.readableBytes
+        var out: ByteBuffer?
+        if releaseEnd > 0 {
+            out = held ?? context.channel.allocator.buffer(capacity: releaseEnd)
+            held = nil
+            var part = buffer.readSlice(length: releaseEnd)!
+            out!.writeBuffer(&part)
+        }
+        if releaseEnd < total {
+            if held == nil { held = context.channel.allocator.buffer(capacity: total - releaseEnd) }
+            held!.writeBuffer(&buffer)
+        }
+        if limits.isMidRequest {
+            if !wasMid || completed > 0 { arm(context, idle: false) } // a new request began: its deadline
+        } else if completed > 0 {
+            cancelTimer()
+        }
+        if let out { context.fireChannelRead(wrapInboundOut(out)) }
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let event = event as? GuardEvent else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        switch event {
+        case .discard:
+            discard()
+        case .answered:
+            outstanding = max(0, outstanding - 1)
+            if outstanding == 0 && !limits.isMidRequest && !discarding { arm(context, idle: true) }
+        }
+        promise?.succeed()
+    }
+
+    private func refuse(_ context: ChannelHandlerContext, status: Int, text: String) {
+        discard()
+        guard outstanding == 0 else {
+            context.close(promise: nil) // an answer is being written: no second one into it
+            return
+        }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: SetupServer.rawAnswer(status, text)))).assumeIsolated()
+            .whenComplete { _ in closeAfterAnswer(bound.value) }
+    }
+
+    private func arm(_ context: ChannelHandlerContext, idle: Bool) {
+        timer?.cancel()
+        timerIsIdle = idle
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: idle ? SetupServer.idleDeadline : SetupServer.requestDeadline) {
+            let (handler, context) = bound.value
+            handler.expired(context)
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func expired(_ context: ChannelHandlerContext) {
+        timer = nil
+        if !timerIsIdle && limits.isMidRequest {
+            refuse(context, status: 408, text: "ERR 408: the request did not come whole within \(SetupServer.requestDeadline.nanoseconds / 1_000_000_000) s")
+        } else if outstanding == 0 {
+            discard()
+            context.close(promise: nil)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension RequestGuard: Sendable {}
+
+/// One connection's requests, after the parser: who may ask (on the head), the endpoint (on the
+/// backend, off the event loop), the answer written back; a stream written one piece at a time,
+/// each only after the one before it left (a client that does not read gets pieces dropped, not
+/// queued).
+final class RequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    let server: SetupServer
+    let door: SetupServer.Door
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    /// Answered on its head (refused): the rest of the request is ignored.
+    private var answered = false
+    private var closing = false
+    private var pump: Task<Void, Never>?
+
+    init(server: SetupServer, door: SetupServer.Door) {
+        self.server = server
+        self.door = door
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        pump?.cancel()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        switch unwrapInboundIn(data) {
+        case .head(let h):
+            head = h
+            body = []
+            answered = false
+            if let refusal = admit(h, context) {
+                answered = true
+                // A body announced and not read: the connection ends after the answer.
+                let bodyLeft = (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+                write(.error(refusal), for: h, close: bodyLeft || !h.isKeepAlive, context)
+            }
+        case .body(var part):
+            guard head != nil, !answered else { return }
+            if body.count + part.readableBytes <= RequestHeadLimits.maxBody { body += part.readBytes(length: part.readableBytes) ?? [] }
+        case .end:
+            guard let h = head else { return }
+            head = nil
+            if answered { return }
+            let (path, query) = Self.split(h.uri)
+            let request = SetupServer.Request(method: h.method, path: path, query: query, body: body)
+            body = []
+            let server = self.server
+            let promise = context.eventLoop.makePromise(of: SetupServer.Reply.self)
+            promise.completeWithTask { await server.respond(to: request) }
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            promise.futureResult.assumeIsolated().whenSuccess { reply in
+                let (handler, context) = bound.value
+                handler.write(reply, for: h, close: !h.isKeepAlive, context)
+            }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        // The parser refused the bytes (not HTTP/1.1): answered (the pipeline handler holds the
+        // error until an earlier answer is out), then closed.
+        guard !closing else { return }
+        // Anything else (a reset, a broken pipe), or an error after an answer: closed.
+        guard error is HTTPParserError, !answered else {
+            closing = true
+            context.close(promise: nil)
+            return
+        }
+        answered = true
+        write(.error(WebError(400, "not an HTTP/1.1 request")), for: head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"),
+              close: true, context)
+    }
+
+    private func admit(_ h: HTTPRequestHead, _ context: ChannelHandlerContext) -> WebError? {
+        guard case .tcp(let listener) = door else { return nil }
+        let (path, query) = Self.split(h.uri)
+        func one(_ name: String, twice: String) -> String? {
+            let values = h.headers[name]
+            return values.count > 1 ? twice : values.first
+        }
+        let peer = context.channel.remoteAddress?.ipAddress ?? ""
+        let facts = WebRules.Head(method: h.method.rawValue, path: path, host: one("host", twice: ""), origin: one("origin", twice: "null"),
+                                  referer: one("referer", twice: "null"), authorization: h.headers.first(name: "authorization"),
+                                  queryToken: WebRules.query(query, "token"), peerIsLoopback: WebRules.isLoopbackIP(peer))
+        return WebRules.admit(facts, at: listener)
+    }
+
+    static func split(_ uri: String) -> (path: String, query: Substring) {
+        guard let q = uri.firstIndex(of: "?") else { return (uri, "") }
+        return (String(uri[..<q]), uri[uri.index(after: q)...])
+    }
+
+    private func write(_ reply: SetupServer.Reply, for h: HTTPRequestHead, close: Bool, _ context: ChannelHandlerContext) {
+        guard context.channel.isActive, !closing else { return }
+        if close {
+            closing = true
+            context.triggerUserOutboundEvent(GuardEvent.discard, promise: nil)
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Control", value: "no-store")
+        if close { headers.add(name: "Connection", value: "close") }
+        switch reply {
+        case .whole(let status, let type, let bytes, let extra):
+            headers.add(name: "Content-Type", value: type)
+            headers.add(name: "Content-Length", value: String(bytes.count))
+            for (name, value) in extra { headers.add(name: name, value: value) }
+            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status, reasonPhrase: SetupServer.phrase(status)), headers: headers))), promise: nil)
+            if h.method != .HEAD && !bytes.isEmpty {
+                context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
+            }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+                if close { closeAfterAnswer(bound.value) } else { bound.value.triggerUserOutboundEvent(GuardEvent.answered, promise: nil) }
+            }
+        case .stream(let type, let first, let source):
+            headers.add(name: "Content-Type", value: type)
+            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            if !first.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: first)))), promise: nil) }
+            context.flush()
+            guard h.method != .HEAD else {
+                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+                closing = true
+                context.triggerUserOutboundEvent(GuardEvent.discard, promise: nil)
+                closeAfterAnswer(context)
+                return
+            }
+            // A stream ends the connection when it ends.
+            closing = true
+            let channel = context.channel
+            pump = Self.startPump(source, to: channel)
+        }
+    }
+
+    static func startPump(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
+        Task { await pump(source, to: channel) }
+    }
+
+    /// Writes `source` to `channel`, each piece after the one before has left; ends the response
+    /// and the connection when the source ends, a write fails or one does not leave within
+    /// `idleDeadline` (a client that stopped reading).
+    static func pump(_ source: SetupServer.StreamSource, to channel: Channel) async {
+        func send(_ bytes: [UInt8]) async -> Bool {
+            // A client that takes nothing for `idleDeadline` is cut off (its slot freed).
+            let stalled = channel.eventLoop.scheduleTask(in: SetupServer.idleDeadline) { channel.close(promise: nil) }
+            defer { stalled.cancel() }
+            do {
+                try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(channel.allocator.buffer(bytes: bytes))))
+                return true
+            } catch { return false }
+        }
+        switch source {
+        case .events(let stream):
+            for await line in stream { guard await send(Array("data: \(line)\n\n".utf8)) else { break } }
+        case .frames(let stream):
+            for await jpeg in stream {
+                let part = Array("--\(SetupServer.boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n".utf8) + jpeg + Array("\r\n".utf8)
+                guard await send(part) else { break }
+            }
+        }
+        channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+@available(*, unavailable)
+extension RequestHandler: Sendable {}
