@@ -60,7 +60,7 @@ import Glibc
         let gate = SnapshotGate(limit: 8) { try await held.make() }
         // Eight requests: the first starts the decode, seven wait for it.
         let requests = (0..<8).map { _ in Task { try await gate.snapshot() } }
-        #expect(await Self.until { held.waiting == 1 && gate.waiting == 8 })
+        try #require(await Self.until { held.waiting == 1 && gate.waiting == 8 })
         // A ninth while eight wait: refused at once (the setup page answers 503).
         await #expect(throws: SnapshotGate.Busy.self) { try await gate.snapshot() }
         #expect(gate.refused == 1)
@@ -71,7 +71,7 @@ import Glibc
         #expect(held.runs == 1 && gate.decodes == 1)
         // The next request starts the next decode.
         let next = Task { try await gate.snapshot() }
-        #expect(await Self.until { held.waiting == 1 })
+        try #require(await Self.until { held.waiting == 1 })
         held.release()
         #expect(try await next.value.decode == 2)
         #expect(held.runs == 2)
@@ -82,12 +82,13 @@ import Glibc
         let gate = SnapshotGate(limit: 8) { try await held.make() }
         held.failNext()
         let requests = (0..<3).map { _ in Task { try await gate.snapshot() } }
-        #expect(await Self.until { held.waiting == 1 })
+        // All three in the gate before the decode ends (a late one would start a decode of its own).
+        try #require(await Self.until { held.waiting == 1 && gate.waiting == 3 })
         held.release()
         for r in requests { await #expect(throws: NoCamera.self) { try await r.value } }
         #expect(gate.decodes == 0)
         let again = Task { try await gate.snapshot() }
-        #expect(await Self.until { held.waiting == 1 })
+        try #require(await Self.until { held.waiting == 1 })
         held.release()
         #expect(try await again.value.decode == 1)
     }
@@ -96,8 +97,10 @@ import Glibc
         let held = HeldMake()
         let gate = SnapshotGate(limit: 8) { try await held.make() }
         let first = Task { try await gate.snapshot() }
-        #expect(await Self.until { held.waiting == 1 })
+        try #require(await Self.until { held.waiting == 1 })
         let second = Task { try await gate.snapshot() }
+        // The second waits for the first's decode before that decode ends.
+        try #require(await Self.until { gate.waiting == 2 })
         first.cancel()
         held.release()
         #expect(try await second.value.decode == 1)
