@@ -10,13 +10,32 @@ struct Decode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Decode barcodes in image files (PNG, JPEG, PGM).",
         discussion: """
-            Exit status: 0 when every file yielded a code, 1 when some file yielded none, \
-            2 when some file could not be read (named on stderr; the others are still decoded).
+            Prints one line per code: symbology:text (--raw: the text alone), and on stderr each \
+            file that yielded no code and a summary (-q: neither).
+            Exit status: 0 when every file yielded a code, 1 when some file yielded none \
+            (--no-code-status changes it: zbarimg's is 4), 2 when some file could not be read \
+            (named on stderr; the others are still decoded).
             """
     )
 
     @Flag(help: "Print one JSON object per file, one per line, in input order.")
     var json = false
+
+    @Flag(help: "Print each code's text alone, as it is (no symbology prefix, control characters not escaped), as zbarimg --raw does.")
+    var raw = false
+
+    @Flag(name: [.customShort("q"), .long], help: "Quiet: no line on stderr for a file without a code, no summary (errors are still shown).")
+    var quiet = false
+
+    @Option(help: ArgumentHelp("Exit status when some file yielded no code and none failed (zbarimg's is 4).", valueName: "status"))
+    var noCodeStatus: Int32 = 1
+
+    @Flag(help: "Print UPC-E codes as the UPC-A number they stand for (12 digits).")
+    var upceExpand = false
+
+    @Option(help: ArgumentHelp("Read as the kiosk with this config file would: its symbology.*, scan.symbologies and decoding.* keys "
+                               + "(the rest of the file is checked but not used); --set applies on top.", valueName: "file"))
+    var config: String?
 
     @Option(help: ArgumentHelp("Decode only inside this region, as fractions of the image: x,y from the top left, "
                                + "width, height (e.g. 0.25,0.25,0.5,0.5).", valueName: "x,y,w,h"),
@@ -55,18 +74,25 @@ struct Decode: ParsableCommand {
         if files.isEmpty { throw ValidationError("name at least one image file") }
         if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000, not \(maxPixels)") }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
+        if !(1...125).contains(noCodeStatus) || noCodeStatus == 2 {
+            throw ValidationError("--no-code-status must be from 1 to 125 and not 2 (2 means a file could not be read), not \(noCodeStatus)")
+        }
+        if raw && json { throw ValidationError("--raw and --json are two ways to print: choose one") }
     }
 
     /// The config text `--set` keys apply to: the decoding settings alone (simulated hardware
     /// needs no board profile).
     static let settingsBase = "hardware = \"simulated\"\n[camera]\nimages = [\"-\"]\n"
 
-    /// The kiosk's decoding settings from `--set` (the defaults without any).
+    /// The kiosk's decoding settings from `--config` and `--set` (the defaults without either).
     func kioskSettings() throws -> ScandConfig {
-        guard !overrides.isEmpty else { return ScandConfig() }
         if let other = overrides.first(where: { item in !["symbology", "scan.symbologies", "decoding"].contains { item.hasPrefix($0 + ".") || item.hasPrefix($0 + "=") } }) {
             throw ValidationError("--set \(other): scand decode takes symbology.*, scan.symbologies and decoding.* keys only")
         }
+        if let config {
+            do { return try ConfigLoader.load(path: config, overrides: overrides) } catch { throw ValidationError(error.description) }
+        }
+        guard !overrides.isEmpty else { return ScandConfig() }
         do { return try ConfigLoader.parse(Decode.settingsBase, file: "--set", overrides: overrides, boardsDirectory: "/nonexistent") } catch {
             throw ValidationError(error.description)
         }
@@ -91,8 +117,9 @@ struct Decode: ParsableCommand {
                                      stopsAtFirstCode: false)
         }
         let viewport = roi?.viewport ?? .full
-        var anyMissing = false, anyError = false
+        var anyMissing = false, anyError = false, codes = 0, images = 0
         let clock = ContinuousClock()
+        let started = clock.now
         for path in files {
             let frame: GrayFrame
             do {
@@ -105,17 +132,28 @@ struct Decode: ParsableCommand {
             }
             var symbols: [Symbol] = []
             let elapsed = clock.measure { symbols = decoder.decode(frame, viewport: viewport) }
-            if symbols.isEmpty { anyMissing = true }
+            if upceExpand { symbols = symbols.map(UPCE.expanded) }
+            images += 1
+            codes += symbols.count
+            if symbols.isEmpty {
+                anyMissing = true
+                if !quiet { printError("scand decode: \(path): no code found") }
+            }
             if json {
                 print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed))
             } else {
                 for symbol in symbols {
-                    print("\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.transmitted))")
+                    print(raw ? symbol.transmitted : "\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.transmitted))")
                 }
             }
         }
+        if !quiet {
+            let cs = Int(((clock.now - started).milliseconds / 10).rounded())
+            let seconds = "\(cs / 100).\(cs % 100 < 10 ? "0" : "")\(cs % 100)"
+            printError("scand decode: \(codes) code\(codes == 1 ? "" : "s") from \(images) of \(files.count) image\(files.count == 1 ? "" : "s") in \(seconds) s")
+        }
         if anyError { throw ExitCode(2) }
-        if anyMissing { throw ExitCode(1) }
+        if anyMissing { throw ExitCode(noCodeStatus) }
     }
 }
 

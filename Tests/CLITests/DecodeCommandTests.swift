@@ -1,4 +1,5 @@
 import Foundation
+import ScanCore
 import Testing
 
 @Suite struct DecodeCommandTests {
@@ -88,5 +89,40 @@ import Testing
         let symbol = try #require((try objects(json.stdout).first?["symbols"] as? [[String: Any]])?.first)
         let bytes = try #require(Data(base64Encoded: symbol["bytesBase64"] as? String ?? ""))
         #expect(Array(bytes) == Array(0x00...0x0F) + [0x80, 0x81, 0x82, 0x83, 0xFE, 0xFF])
+    }
+
+    /// What zbarimg users reach for: the text alone, quiet, zbarimg's exit status, UPC-E as
+    /// UPC-A; and the kiosk's own config file.
+    @Test func zbarimgHabitsAndTheKiosksConfig() throws {
+        let plain = try Run.scand(["decode", "qr.png", "no-code.png"], currentDirectory: Fixture.folder)
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("scand decode: no-code.png: no code found"))
+        #expect(plain.stderr.contains("scand decode: 1 code from 2 of 2 images in "))
+        let quiet = try Run.scand(["decode", "-q", "--no-code-status", "4", "qr.png", "no-code.png"], currentDirectory: Fixture.folder)
+        #expect(quiet.status == 4 && quiet.stderr.isEmpty)
+        #expect(quiet.stdout == "QR-Code:https://example.org/kiosk?id=42\n")
+        let raw = try Run.scand(["decode", "--raw", "-q", "qr.png", "binary-qr.png"], currentDirectory: Fixture.folder)
+        #expect(raw.status == 0)
+        #expect(Array(raw.stdoutBytes.prefix(33)) == Array("https://example.org/kiosk?id=42\n\u{0}".utf8), "the payload as it is, control bytes too")
+        let upce = try Run.scand(["decode", "-q", "upce.png"], currentDirectory: Fixture.folder)
+        let short = try #require(upce.stdout.split(separator: ":").last.map { String($0.dropLast()) })
+        #expect(upce.stdout.hasPrefix("UPC-E:") && short.count == 8)
+        let expanded = try Run.scand(["decode", "-q", "--upce-expand", "upce.png"], currentDirectory: Fixture.folder)
+        #expect(expanded.stdout == "UPC-E:\(UPCE.upcA(short) ?? "?")\n" && expanded.stdout.count == "UPC-E:".count + 13)
+        // The kiosk's config: Code 128 off there, so only the QR code of two-codes.png is read.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scand-decode-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml").path
+        try "hardware = \"simulated\"\n[camera]\nimages = [\"-\"]\n[scan]\nsymbologies = [\"qr\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let kiosk = try Run.scand(["decode", "-q", "--config", config, "two-codes.png"], currentDirectory: Fixture.folder)
+        #expect(kiosk.stdout == "QR-Code:https://example.org/kiosk?id=42\n")
+        let both = try Run.scand(["decode", "-q", "--config", config, "--set", "scan.symbologies=[\"qr\",\"code128\"]", "two-codes.png"],
+                                 currentDirectory: Fixture.folder)
+        #expect(both.stdout.split(separator: "\n").count == 2, "--set applies on top of the file")
+        let missing = try Run.scand(["decode", "--config", dir.appendingPathComponent("none.toml").path, "qr.png"], currentDirectory: Fixture.folder)
+        #expect(missing.status == 64 && missing.stderr.contains("none.toml"))
+        let bad = try Run.scand(["decode", "--no-code-status", "2", "qr.png"], currentDirectory: Fixture.folder)
+        #expect(bad.status == 64 && bad.stderr.contains("--no-code-status"))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ScanHardware
 
 /// Waits for what a child process does in its own time.
 enum Poll {
@@ -18,6 +19,8 @@ struct Run {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// What it printed on stdout, byte for byte.
+    var stdoutBytes: [UInt8] = []
 
     /// The `scand` executable beside this test bundle in the build folder.
     static let scand: URL = {
@@ -39,11 +42,20 @@ struct Run {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // stderr read beside stdout: a child that fills one pipe while the other is read would
+        // otherwise never end.
+        let errData = Locked(Data())
+        let errDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            errData.withLock { $0 = data }
+            errDone.signal()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        errDone.wait()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+                   stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self), stdoutBytes: Array(outData))
     }
 }
 
