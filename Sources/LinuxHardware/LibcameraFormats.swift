@@ -82,23 +82,24 @@ public struct LibcameraControlMapping: Sendable, Equatable {
         self.conversion = conversion
     }
 
-    /// Every mapping, in the order the setup page shows them. `exposure_absolute` keeps V4L2's
-    /// unit (100 µs), `exposure` is in µs; `gain`, `brightness`, `contrast`, `saturation`,
-    /// `sharpness` in hundredths (100 = 1.0; brightness -100...100); `focus` and
-    /// `focus_absolute` in hundredths of a dioptre (LensPosition: 0 infinity, 200 = 0.5 m);
-    /// `exposure_auto` (1 manual, 3 auto) and `focus_auto` (0 manual, 1 continuous) as in V4L2.
+    /// Every mapping; the config's names (`[camera.controls]`) first, in the order the setup page
+    /// shows them, then the short names `exposure` and `focus` (`setControl` takes them too).
+    /// `exposure_absolute` keeps V4L2's unit (100 µs), `exposure` is in µs; `gain`,
+    /// `brightness`, `contrast`, `sharpness` in hundredths (100 = 1.0; brightness -100...100);
+    /// `focus_absolute` and `focus` in hundredths of a dioptre (LensPosition: 0 infinity,
+    /// 200 = 0.5 m); `exposure_auto` (1 manual, 3 auto) and `focus_auto` (0 manual, 1
+    /// continuous) as in V4L2.
     public static let all: [LibcameraControlMapping] = [
         .init("exposure_auto", "AeEnable", .values([.init(1, 0), .init(3, 1), .init(2, 1)])),
-        .init("exposure", "ExposureTime", .scaled(1)),
         .init("exposure_absolute", "ExposureTime", .scaled(100)),
         .init("gain", "AnalogueGain", .scaled(0.01)),
         .init("brightness", "Brightness", .scaled(0.01)),
         .init("contrast", "Contrast", .scaled(0.01)),
-        .init("saturation", "Saturation", .scaled(0.01)),
         .init("sharpness", "Sharpness", .scaled(0.01)),
         .init("focus_auto", "AfMode", .values([.init(0, 0), .init(1, 2)])),
-        .init("focus", "LensPosition", .scaled(0.01)),
         .init("focus_absolute", "LensPosition", .scaled(0.01)),
+        .init("exposure", "ExposureTime", .scaled(1)),
+        .init("focus", "LensPosition", .scaled(0.01)),
     ]
 
     /// The mapping for a config name, or nil when libcamera has no such control.

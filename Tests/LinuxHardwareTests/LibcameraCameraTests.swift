@@ -175,9 +175,12 @@ import Glibc
             return e?.kind == .invalidFormat && e?.description.contains("no control contrast") == true && e?.hint?.contains("gain") == true
         }
         let settings = try cam.controlSettings()
-        #expect(settings.map(\.name) == ["exposure", "gain", "brightness", "focus_auto", "focus"])
+        #expect(settings.map(\.name) == ["exposure_absolute", "gain", "brightness", "focus_auto", "focus_absolute"])
         #expect(settings.first { $0.name == "gain" } == CameraControlSetting(name: "gain", minimum: 100, maximum: 1_600, defaultValue: 100, value: 1_600))
-        #expect(settings.first { $0.name == "exposure" }?.value == 10_000)
+        #expect(settings.first { $0.name == "exposure_absolute" }?.value == 100)
+        // The short names work too, in libcamera's own units (µs, dioptres / 100).
+        #expect(try cam.setControl("exposure", to: 8_000) == 8_000)
+        #expect(device.controlValues["ExposureTime"] == 8_000)
         cam.close()
     }
 
