@@ -305,3 +305,32 @@ import Glibc
         }
     }
 }
+
+@Suite struct LibcameraProbeTests {
+    @Test func probeListsEachCameraWithFormatsAndControlsByTheirConfigNames() {
+        let fake = FakeLibcamera()
+        fake.state.withLock {
+            $0.cameras[0].controls = [
+                LibcameraControlInfo(name: "AnalogueGain", minimum: 1, maximum: 10.5, defaultValue: 1),
+                LibcameraControlInfo(name: "ExposureTime", minimum: 26, maximum: 220_000, defaultValue: 20_000),
+                LibcameraControlInfo(name: "ScalerCrop", minimum: 0, maximum: 1, defaultValue: 0),
+            ]
+        }
+        #expect(Probe.libcameraLines(fake, version: "0.0.3") == [
+            "libcamera cameras (libcamera 0.0.3):",
+            "  /base/soc/i2c0mux/i2c@1/imx708@1a: imx708",
+            "    format NV12 64x64-4608x2592",
+            "    control AnalogueGain [1..10.5, default 1] (camera.controls.gain)",
+            "    control ExposureTime [26..220000, default 20000] (camera.controls.exposure_absolute, camera.controls.exposure)",
+            "    control ScalerCrop [0..1, default 0]",
+        ])
+    }
+
+    @Test func probeWithoutCamerasSaysWhatToCheck() throws {
+        let fake = FakeLibcamera()
+        fake.state.withLock { $0.cameras = [] }
+        let lines = Probe.libcameraLines(fake, version: "0.0.3")
+        #expect(lines.count == 1)
+        #expect(try #require(lines.first).hasPrefix("libcamera cameras (libcamera 0.0.3): none; is the camera's ribbon cable seated"))
+    }
+}
