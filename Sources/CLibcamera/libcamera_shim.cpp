@@ -487,6 +487,26 @@ extern "C" int scand_lc_set_control(scand_lc_camera *c, const char *name, double
     }
 }
 
+extern "C" int scand_lc_set_frame_rate(scand_lc_camera *c, int fps, int *taken, char *err, size_t errlen) {
+    std::lock_guard<std::mutex> hold(c->state_lock);
+    try {
+        const ControlInfoMap &map = c->cam->controls();
+        auto it = map.find(controls::FrameDurationLimits.id());
+        if (it == map.end()) return fail(err, errlen, -ENOTSUP, "the camera has no FrameDurationLimits");
+        int64_t duration = 1000000 / std::max(1, fps);
+        const ControlInfo &info = it->second;
+        if (info.min().type() == ControlTypeInteger64 && !info.min().isArray()) duration = std::max(duration, info.min().get<int64_t>());
+        if (info.max().type() == ControlTypeInteger64 && !info.max().isArray() && info.max().get<int64_t>() > 0)
+            duration = std::min(duration, info.max().get<int64_t>());
+        const int64_t limits[2] = { duration, duration };
+        c->pending[controls::FrameDurationLimits.id()] = ControlValue(Span<const int64_t, 2>(limits));
+        *taken = (int)std::lround(1e6 / (double)duration);
+        return 0;
+    } catch (const std::exception &e) {
+        return fail(err, errlen, -EIO, std::string("libcamera: ") + e.what());
+    }
+}
+
 extern "C" int scand_lc_autofocus(scand_lc_camera *c, char *err, size_t errlen) {
 #if SCAND_LC_HAS_AUTOFOCUS
     std::lock_guard<std::mutex> hold(c->state_lock);

@@ -110,6 +110,7 @@ public final class LibcameraCamera: FrameSource, Sendable {
             }
             var problems: [String] = []
             var values: [String: Double] = [:]
+            _ = try? device.setFrameRate(settings.fps) // a camera without a frame duration control keeps its own rate
             for (name, value) in settings.controls.sorted(by: { $0.key < $1.key }) {
                 guard let mapping = LibcameraControlMapping.forConfig(name) else { problems.append("\(name): libcamera has no such control"); continue }
                 guard let wanted = mapping.libcameraValue(value) else { problems.append("\(name)=\(value): not a value of \(mapping.libcameraName)"); continue }
@@ -123,6 +124,18 @@ public final class LibcameraCamera: FrameSource, Sendable {
         } catch {
             device.release()
             throw error
+        }
+    }
+
+    /// Asks for `fps` (0: `settings.fps`) from the next requests (FrameDurationLimits; libcamera
+    /// takes it while streaming) and returns the rate in effect, clamped to the sensor's limits.
+    public func setFrameRate(_ fps: Int) throws(HardwareError) -> Int {
+        guard let device = state.withLock({ $0.device }) else {
+            throw HardwareError(.disconnected, operation: "FrameDurationLimits", device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        do { return try device.setFrameRate(fps > 0 ? fps : settings.fps) } catch {
+            if error.errno == ENOTSUP { throw .noFrameRateControl(operation: "FrameDurationLimits", device: name) }
+            throw hardwareError(error)
         }
     }
 

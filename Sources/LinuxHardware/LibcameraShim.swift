@@ -120,6 +120,9 @@ public protocol LibcameraDevice: AnyObject, Sendable {
     func controls() throws(LibcameraShimError) -> [LibcameraControlInfo]
     /// Sets a control by libcamera's name for the next requests; returns the value after clamping.
     func setControl(_ name: String, to value: Double) throws(LibcameraShimError) -> Double
+    /// Asks for `fps` frames per second from the next requests (FrameDurationLimits); returns the
+    /// rate in effect. Throws ENOTSUP when the camera has no frame duration control.
+    func setFrameRate(_ fps: Int) throws(LibcameraShimError) -> Int
     /// Throws ENODEV once libcamera reported the camera disconnected.
     func check() throws(LibcameraShimError)
     /// Releases the camera (`Camera::release`); calls after it fail with EBADF.
@@ -250,6 +253,16 @@ final class SystemLibcameraDevice: LibcameraDevice, @unchecked Sendable {
             let rc = err.call { scand_lc_set_control(camera, name, value, &taken, $0, $1) }
             guard rc == 0 else { throw err.error("ControlList::set", rc) }
             return taken
+        }
+    }
+
+    func setFrameRate(_ fps: Int) throws(LibcameraShimError) -> Int {
+        try with("FrameDurationLimits") { camera throws(LibcameraShimError) in
+            var taken: Int32 = 0
+            var err = ShimMessage()
+            let rc = err.call { scand_lc_set_frame_rate(camera, Int32(clamping: fps), &taken, $0, $1) }
+            guard rc == 0 else { throw err.error("FrameDurationLimits", rc) }
+            return Int(taken)
         }
     }
 

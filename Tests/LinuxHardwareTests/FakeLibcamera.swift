@@ -24,6 +24,8 @@ final class FakeLibcamera: LibcameraShim, @unchecked Sendable {
             LibcameraControlInfo(name: "AfMode", minimum: 0, maximum: 2, defaultValue: 0),
             LibcameraControlInfo(name: "LensPosition", minimum: 0, maximum: 32, defaultValue: 1),
         ]
+        /// The frame duration limits in µs, or nil for a camera without them.
+        var frameDurationLimits: ClosedRange<Int>? = 33_333...1_000_000
         /// errno `requeue` fails with.
         var requeueErrno: Int32?
         var trace: [String] = []
@@ -156,6 +158,15 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
         inner.withLock { $0.controls[name] = taken }
         shim.record("set \(name) \(taken)")
         return taken
+    }
+
+    func setFrameRate(_ fps: Int) throws(LibcameraShimError) -> Int {
+        guard let limits = shim.state.withLock({ $0.frameDurationLimits }) else {
+            throw LibcameraShimError(call: "FrameDurationLimits", errno: ENOTSUP, message: "the camera has no FrameDurationLimits")
+        }
+        let duration = min(max(1_000_000 / max(1, fps), limits.lowerBound), limits.upperBound)
+        shim.record("frame duration \(duration)")
+        return Int((1e6 / Double(duration)).rounded())
     }
 
     func check() throws(LibcameraShimError) {

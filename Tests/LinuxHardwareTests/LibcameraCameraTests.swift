@@ -33,7 +33,7 @@ import Glibc
         #expect(frame.packedPixels() == (0..<4).flatMap { y in (0..<6).map { x in Self.pattern(x, y) } })
         await device.requeued(2)
         cam.close()
-        #expect(fake.trace == ["acquire (first)", "configure 6x4 4 buffers", "start", "stop", "release"])
+        #expect(fake.trace == ["acquire (first)", "configure 6x4 4 buffers", "frame duration 33333", "start", "stop", "release"])
     }
 
     @Test func onlyTheNewestFrameIsKeptAndTheOlderRequestsAreRecycled() async throws {
@@ -182,6 +182,26 @@ import Glibc
         #expect(try cam.setControl("exposure", to: 8_000) == 8_000)
         #expect(device.controlValues["ExposureTime"] == 8_000)
         cam.close()
+    }
+
+    @Test func theFrameRateIsAskedThroughFrameDurationLimitsAndClampedToTheSensor() throws {
+        let fake = FakeLibcamera()
+        let cam = camera(fake)
+        try cam.open()
+        try cam.startCapture()
+        #expect(try cam.setFrameRate(5) == 5)
+        #expect(try cam.setFrameRate(120) == 30) // the sensor's shortest frame is 33.3 ms
+        #expect(try cam.setFrameRate(0) == 30)   // back to settings.fps
+        #expect(fake.trace.filter { $0.hasPrefix("frame duration") } == ["frame duration 33333", "frame duration 200000", "frame duration 33333", "frame duration 33333"])
+        cam.close()
+        let fixed = FakeLibcamera()
+        fixed.state.withLock { $0.frameDurationLimits = nil }
+        let other = camera(fixed)
+        try other.open() // a camera without the control opens at its own rate
+        #expect { try other.setFrameRate(5) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .invalidFormat && e?.description.contains("has no frame rate control") == true
+        }
     }
 
     @Test func packedYUVWithAWideStrideGivesItsYBytes() async throws {

@@ -107,6 +107,11 @@ int scand_lc_controls(scand_lc_camera *camera, scand_lc_control_info **out, char
  * control on this camera. */
 int scand_lc_set_control(scand_lc_camera *camera, const char *name, double value, double *taken, char *err, size_t errlen);
 
+/* Asks for `fps` frames per second (FrameDurationLimits: both ends 1e6/fps µs, clamped to the
+ * camera's limits) for the next requests (and the start); *taken: the rate in effect then.
+ * -ENOTSUP when the camera has no FrameDurationLimits. */
+int scand_lc_set_frame_rate(scand_lc_camera *camera, int fps, int *taken, char *err, size_t errlen);
+
 /* Starts one autofocus cycle (AfMode = Auto, AfTrigger = Start) with the next request. -ENOTSUP
  * when this libcamera has no autofocus controls (before 0.0.4) or the camera has no AfMode. */
 int scand_lc_autofocus(scand_lc_camera *camera, char *err, size_t errlen);
