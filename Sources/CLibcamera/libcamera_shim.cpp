@@ -136,29 +136,16 @@ extern "C" int scand_lc_list(scand_lc_camera_info **out, char *err, size_t errle
                 }
             }
             snprintf(info.formats, sizeof info.formats, "%s", formats.c_str());
+            scand_lc_control_info *controls = nullptr;
+            int n = describe_controls(cameras[i]->controls(), &controls, err, errlen);
+            info.control_count = std::min(std::max(n, 0), (int)(sizeof info.controls / sizeof info.controls[0]));
+            if (controls) std::copy(controls, controls + info.control_count, info.controls);
+            free(controls);
         }
         if (*out) rc = (int)cameras.size();
     } catch (const std::exception &e) {
         free(*out);
         *out = nullptr;
-        rc = fail(err, errlen, -EIO, std::string("libcamera: ") + e.what());
-    }
-    manager_drop();
-    return rc;
-}
-
-extern "C" int scand_lc_list_controls(int index, scand_lc_control_info **out, char *err, size_t errlen) {
-    *out = nullptr;
-    int rc = 0;
-    CameraManager *m = manager_take(&rc, err, errlen);
-    if (!m) return rc;
-    try {
-        auto cameras = m->cameras();
-        if (index < 0 || (size_t)index >= cameras.size())
-            rc = fail(err, errlen, -ENOENT, "no libcamera camera " + std::to_string(index));
-        else
-            rc = describe_controls(cameras[index]->controls(), out, err, errlen);
-    } catch (const std::exception &e) {
         rc = fail(err, errlen, -EIO, std::string("libcamera: ") + e.what());
     }
     manager_drop();

@@ -145,12 +145,11 @@ public struct SystemLibcamera: LibcameraShim {
         var out: [LibcameraCameraInfo] = []
         for i in 0..<Int(n) {
             let info = list![i]
-            var controls: UnsafeMutablePointer<scand_lc_control_info>?
-            let count = err.call { scand_lc_list_controls(Int32(i), &controls, $0, $1) }
-            defer { free(controls) }
             let formats = cString(info.formats).split(separator: "\n").map(String.init)
-            out.append(LibcameraCameraInfo(id: cString(info.id), model: cString(info.model), formats: formats,
-                                           controls: count > 0 ? (0..<Int(count)).map { controlInfo(controls![$0]) } : []))
+            let controls = withUnsafeBytes(of: info.controls) { raw in
+                Array(raw.bindMemory(to: scand_lc_control_info.self).prefix(Int(info.control_count))).map(controlInfo)
+            }
+            out.append(LibcameraCameraInfo(id: cString(info.id), model: cString(info.model), formats: formats, controls: controls))
         }
         return out
     }

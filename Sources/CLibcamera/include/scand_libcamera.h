@@ -20,13 +20,6 @@ extern "C" {
 /* A camera acquired for this process (Camera::acquire), with its configuration and buffers. */
 typedef struct scand_lc_camera scand_lc_camera;
 
-/* One camera as listed by the manager (no acquire needed). */
-typedef struct scand_lc_camera_info {
-    char id[256];       /* libcamera's camera id, e.g. "/base/soc/i2c0mux/i2c@1/imx708@1a" */
-    char model[128];    /* properties::Model, "" when the pipeline gives none */
-    char formats[2048]; /* one line per pixel format: "NV12 64x64-1920x1080", "\n"-separated */
-} scand_lc_camera_info;
-
 /* A control the camera offers, with its range (numeric controls as doubles; bools as 0/1). */
 typedef struct scand_lc_control_info {
     char name[64];      /* libcamera's name, e.g. "ExposureTime", "AnalogueGain", "LensPosition" */
@@ -35,6 +28,15 @@ typedef struct scand_lc_control_info {
     double maximum;
     double default_value;
 } scand_lc_control_info;
+
+/* One camera as listed by the manager (no acquire needed). */
+typedef struct scand_lc_camera_info {
+    char id[256];       /* libcamera's camera id, e.g. "/base/soc/i2c0mux/i2c@1/imx708@1a" */
+    char model[128];    /* properties::Model, "" when the pipeline gives none */
+    char formats[2048]; /* one line per pixel format: "NV12 64x64-1920x1080", "\n"-separated */
+    int control_count;  /* the numeric controls, by name (at most 64) */
+    scand_lc_control_info controls[64];
+} scand_lc_camera_info;
 
 /* The one stream as configured. */
 typedef struct scand_lc_stream_info {
@@ -49,7 +51,7 @@ typedef struct scand_lc_stream_info {
 typedef struct scand_lc_completion {
     int index;              /* the buffer/request index, 0..<buffer_count */
     int status;             /* 0 complete, 1 cancelled, 2 frame error */
-    uint64_t timestamp_ns;  /* the sensor timestamp (CLOCK_BOOTTIME-like, ns) */
+    uint64_t timestamp_ns;  /* when the frame was captured: FrameMetadata::timestamp, ns (CLOCK_MONOTONIC, as V4L2 gives it) */
     unsigned sequence;
     size_t bytes_used;      /* of the first plane */
 } scand_lc_completion;
@@ -57,12 +59,9 @@ typedef struct scand_lc_completion {
 /* libcamera's version (from <libcamera/version.h> at build time), e.g. "0.0.3". */
 const char *scand_lc_version(void);
 
-/* Lists the cameras libcamera finds: the count (>= 0) and, in *out, a malloc'd array freed
- * with free(); or a negative errno (the manager did not start). */
+/* Lists the cameras libcamera finds, with their formats and controls: the count (>= 0) and, in
+ * *out, a malloc'd array freed with free(); or a negative errno (the manager did not start). */
 int scand_lc_list(scand_lc_camera_info **out, char *err, size_t errlen);
-
-/* The controls camera `index` (in the order of scand_lc_list) offers: count, malloc'd array. */
-int scand_lc_list_controls(int index, scand_lc_control_info **out, char *err, size_t errlen);
 
 /* Acquires camera `id` (NULL or "": the first): -ENOENT when there is no such camera (or none),
  * -EBUSY when another process holds it. */
