@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <libcamera/libcamera.h>
+#include <libcamera/logging.h>
 #include <libcamera/version.h>
 
 using namespace libcamera;
@@ -47,8 +49,19 @@ static std::mutex manager_lock;
 static std::unique_ptr<CameraManager> manager;
 static int manager_users = 0;
 
+/* libcamera logs to stderr, which a service sends to the journal: warnings and errors only, and
+ * no colour codes, unless the person asked otherwise (LIBCAMERA_LOG_LEVELS, LIBCAMERA_LOG_FILE). */
+static void quiet_logging() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        setenv("LIBCAMERA_LOG_LEVELS", "*:WARN", 0);
+        if (!getenv("LIBCAMERA_LOG_FILE")) logSetStream(&std::cerr, false);
+    });
+}
+
 static CameraManager *manager_take(int *rc, char *err, size_t errlen) {
     std::lock_guard<std::mutex> hold(manager_lock);
+    quiet_logging();
     if (!manager) {
         auto m = std::make_unique<CameraManager>();
         int r = m->start();
