@@ -68,11 +68,13 @@ public final class LibcameraCamera: FrameSource, Sendable {
 
     deinit { close() }
 
+    /// `libcamera <id>` once open (the id libcamera gave), else the configured id or "first camera".
     public var name: String {
         let id = state.withLock { $0.negotiated?.id } ?? settings.id
         return id.isEmpty ? "libcamera (first camera)" : "libcamera \(id)"
     }
 
+    /// The format, size and buffers in use, and the controls that could not be set.
     public var summary: String {
         guard let n = negotiated else { return "not open" }
         return "libcamera \(n.libcameraFormat) \(n.width)x\(n.height), \(n.buffers) buffers"
@@ -82,6 +84,7 @@ public final class LibcameraCamera: FrameSource, Sendable {
     /// The stream as configured, once open.
     public var negotiated: Negotiated? { state.withLock { $0.negotiated } }
 
+    /// Frames replaced by a newer one or failed by libcamera, since the camera opened.
     public var droppedFrames: Int { state.withLock { $0.dropped + ($0.stream?.dropped ?? 0) } }
 
     /// The error for a shim failure, on this camera.
@@ -181,6 +184,9 @@ public final class LibcameraCamera: FrameSource, Sendable {
     /// Whether a `nextFrame()` waits for a frame now.
     var isAwaitingFrame: Bool { state.withLock { $0.stream }?.isAwaited ?? false }
 
+    /// The newest frame (waiting for one): its luma, copied out of the completed request's
+    /// buffer. Throws `.disconnected` once the camera went away, `.timedOut` after
+    /// `stallTimeoutMs` without a frame, CancellationError when the stream stops.
     public func nextFrame() async throws -> GrayFrame {
         guard let stream = state.withLock({ $0.stream }) else {
             throw HardwareError(.disconnected, operation: "Camera::requestCompleted", device: name, errno: ENODEV, hint: "not streaming")

@@ -73,6 +73,7 @@ public struct LibcameraStreamInfo: Sendable, Equatable {
 
 /// A completed request: its buffer, how it ended, when the frame was taken.
 public struct LibcameraCompletion: Sendable, Equatable {
+    /// How the request ended: with a frame, cancelled by `Camera::stop`, or with a frame error.
     public enum Status: Sendable, Equatable { case complete, cancelled, failed }
     public var index: Int
     public var status: Status
@@ -131,6 +132,7 @@ public protocol LibcameraDevice: AnyObject, Sendable {
 
 /// The real libcamera, through the CLibcamera shim.
 public struct SystemLibcamera: LibcameraShim {
+    /// The process's libcamera (the shim starts its one camera manager when first asked).
     public init() {}
 
     /// libcamera's version scand was built with, e.g. `0.0.3`.
