@@ -47,6 +47,15 @@ let package = Package(
             linkerSettings: [.unsafeFlags(["-L/usr/local/lib", "-Xlinker", "-l:libZXing.a"])]
         ),
 
+        // libcamera (C++ only while it is at 0.x; Debian 12 has 0.0.3, Raspberry Pi OS a newer one)
+        // behind a small C API: list, acquire, one stream, requests, controls. Its headers live
+        // in /usr/include/libcamera (pkg-config libcamera); libcamera-base holds its signals.
+        .target(
+            name: "CLibcamera",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/libcamera"])],
+            linkerSettings: [.linkedLibrary("camera"), .linkedLibrary("camera-base")]
+        ),
+
         // The one POSIX layer every module stands on: Locked, threads, descriptors, whole-file
         // reads and writes, errno names, Unix socket addresses, wake pipes.
         .target(name: "POSIX"),
@@ -67,7 +76,7 @@ let package = Package(
                                                     .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "LinuxHardware",
-            dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CImageCodecs", "CEspeak", "CALSA"]
+            dependencies: ["ScanCore", "ScanHardware", "CGPIOD", "CV4L2", "CLibcamera", "CImageCodecs", "CEspeak", "CALSA"]
         ),
         .target(
             name: "ScanRuntime",
@@ -128,7 +137,7 @@ let package = Package(
                            "Decoding", "ImageLoading", "Delivery",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
-        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2"]),
+        .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2", "CLibcamera"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: ["ScanApp", "KioskTestKit", "ScanConfig", "ScanCore", "ScanHardware", "ScanRuntime", "SimulatedHardware", "SetupPage",

@@ -50,13 +50,14 @@ Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
 Depends: $libs, adduser, passwd
+Recommends: libcamera-ipa
 Section: misc
 Priority: optional
 Description: barcode and QR scanner daemon for kiosk boards
- scand reads barcodes and QR codes from a V4L2 camera on a button press
- (GPIO through libgpiod), lights a torch LED, beeps, and sends each result
- over a serial port, a USB HID keyboard gadget, MQTT or stdout, with a
- durable outbox, host commands, a setup page and Prometheus metrics.
+ scand reads barcodes and QR codes from a V4L2 or libcamera camera on a
+ button press (GPIO through libgpiod), lights a torch LED, beeps, and sends
+ each result over a serial port, a USB HID keyboard gadget, MQTT or stdout,
+ with a durable outbox, host commands, a setup page and Prometheus metrics.
 CONTROL
 mkdir -p "$out"
 dpkg-deb --root-owner-group --build "$root" "$out/scand_${version}_${arch}.deb" >/dev/null

@@ -7,9 +7,10 @@
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-# Building scand: a C/C++ toolchain and the libraries it links; cmake and python3-venv build
-# zxing-cpp 3.1 (below).
-build=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libpng-dev libjpeg62-turbo-dev
+# Building scand: a C/C++ toolchain and the libraries it links (libcamera-dev: the CSI camera
+# backend, camera.backend = "libcamera"; libcamera-ipa: the image processing modules libcamera
+# loads when it opens a camera); cmake and python3-venv build zxing-cpp 3.1 (below).
+build=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev libcamera-dev libcamera-ipa libpng-dev libjpeg62-turbo-dev
        libespeak-ng-dev espeak-ng-data libasound2-dev libmosquitto-dev)
 # The tests: reference decoders (zbarimg, ZXingReader), a TOML reference parser, a broker and
 # its clients, TLS certificates, a headless browser for the setup page, tracing and ELF tools,

@@ -94,6 +94,33 @@ public enum Probe {
         return fps.isEmpty ? "" : " (\(fps.joined(separator: ", ")) fps)"
     }
 
+    /// What `scand probe` prints about libcamera's cameras: each camera's id and model, its
+    /// formats and its controls (with the `camera.controls` name that sets each, if any).
+    public static func libcameraLines(_ shim: any LibcameraShim = SystemLibcamera(), version: String = SystemLibcamera.version) -> [String] {
+        let cameras: [LibcameraCameraInfo]
+        do { cameras = try shim.cameras() } catch {
+            return ["libcamera cameras (libcamera \(version)): cannot list them: \(error.call): \(error.message)"]
+        }
+        guard !cameras.isEmpty else {
+            return ["libcamera cameras (libcamera \(version)): none; \(Hints.libcameraCheck)"]
+        }
+        var lines = ["libcamera cameras (libcamera \(version)):"]
+        for camera in cameras {
+            lines.append("  \(camera.id)" + (camera.model.isEmpty ? "" : ": \(camera.model)"))
+            lines += camera.formats.map { "    format \($0)" }
+            for c in camera.controls {
+                let names = LibcameraControlMapping.all.filter { $0.libcameraName == c.name }.map { "camera.controls.\($0.configName)" }
+                lines.append("    control \(c.name) [\(number(c.minimum))..\(number(c.maximum)), default \(number(c.defaultValue))]"
+                             + (names.isEmpty ? "" : " (\(names.joined(separator: ", ")))"))
+            }
+        }
+        return lines
+    }
+
+    private static func number(_ v: Double) -> String {
+        v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+
     /// Every gpiochip with its lines, through libgpiod.
     public static func chips() -> [Chip] {
         var out: [Chip] = []

@@ -97,14 +97,8 @@ final class Stream: @unchecked Sendable {
     private let wake: (read: Int32, write: Int32)
     private let stallTimeoutMs: Int32
 
-    private struct Shared {
-        var latest: Entry?
-        var waiter: CheckedContinuation<Delivery, Error>?
-        var failure: HardwareError?
-        var stopped = false
-        var dropped = 0
-    }
-    private let shared = Locked(Shared())
+    /// The newest frame between the reader thread and `next()`.
+    private let handoff = NewestFrameHandoff<Entry>()
 
     init(fd: Int32, sys: Syscalls, device: String, format: V4L2Camera.Negotiated, buffers: Int, stallTimeoutMs: Int32) throws(HardwareError) {
         let ring = try BufferRing(fd: fd, sys: sys, device: device, count: buffers)
@@ -128,53 +122,21 @@ final class Stream: @unchecked Sendable {
     /// The buffers while streaming (nil once the reader thread has stopped).
     var ring: BufferRing? { buffers.withLock { $0 } }
 
-    var dropped: Int { shared.withLock { $0.dropped } }
+    var dropped: Int { handoff.dropped }
 
     /// Stops the reader thread and streaming; a waiting `next()` gets a CancellationError.
     func stop() {
-        let (first, waiter) = shared.withLock { s -> (Bool, CheckedContinuation<Delivery, Error>?) in
-            guard !s.stopped else { return (false, nil) }
-            s.stopped = true
-            defer { s.waiter = nil }
-            return (true, s.waiter)
-        }
-        if first { wakeUp(wake.write) }
-        waiter?.resume(throwing: CancellationError())
+        if handoff.stop() { wakeUp(wake.write) }
     }
 
-    /// What a waiting `next()` is given: a converted frame from the reader, or the frame that
-    /// was kept while nobody waited.
-    enum Delivery { case frame(GrayFrame), kept(Entry) }
+    /// A dequeued buffer: its index, the bytes it holds and its time.
     typealias Entry = (index: Int, bytesUsed: Int, nanos: UInt64)
 
     /// The newest frame, waiting for one if none is ready.
     func next() async throws -> GrayFrame {
-        while true {
-            // A kept frame is taken under the same lock that registers the waiter: one that
-            // arrives between a look and the wait is not left lying there.
-            let delivery = try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (c: CheckedContinuation<Delivery, Error>) in
-                    let early: Result<Delivery, Error>? = shared.withLock { s in
-                        if let failure = s.failure { return .failure(failure) }
-                        // Cancelled before the wait began: the handler found no waiter to resume.
-                        if s.stopped || Task.isCancelled { return .failure(CancellationError()) }
-                        if let latest = s.latest { s.latest = nil; return .success(.kept(latest)) }
-                        s.waiter = c
-                        return nil
-                    }
-                    if let early { c.resume(with: early) }
-                }
-            } onCancel: {
-                let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in defer { s.waiter = nil }; return s.waiter }
-                waiter?.resume(throwing: CancellationError())
-            }
-            switch delivery {
-            case .frame(let frame): return frame
-            case .kept(let entry):
-                guard let ring = buffers.withLock({ $0 }) else { throw CancellationError() }
-                if let frame = convert(entry, ring) { return frame }
-                shared.withLock { $0.dropped += 1 }
-            }
+        try await handoff.next { entry in
+            guard let ring = buffers.withLock({ $0 }) else { throw CancellationError() }
+            return convert(entry, ring)
         }
     }
 
@@ -191,7 +153,7 @@ final class Stream: @unchecked Sendable {
         while true {
             var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
             let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, stallTimeoutMs) }
-            if shared.withLock({ $0.stopped }) { return }
+            if handoff.isStopped { return }
             if n < 0 {
                 let code = sys.errno()
                 if code == EINTR { continue }
@@ -228,42 +190,26 @@ final class Stream: @unchecked Sendable {
             let nanos = UInt64(max(0, buf.timestamp.tv_sec)) * 1_000_000_000 + UInt64(max(0, buf.timestamp.tv_usec)) * 1000
             if buf.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || buf.bytesused == 0 {
                 try ring.queue(Int(buf.index)) // a corrupt frame: give it back, count it
-                shared.withLock { $0.dropped += 1 }
+                handoff.countDrop()
                 continue
             }
             let entry = (index: Int(buf.index), bytesUsed: Int(buf.bytesused), nanos: nanos)
-            if shared.withLock({ $0.waiter != nil }) {
+            if handoff.hasWaiter {
                 // Someone waits: convert (outside the lock) and hand it over.
-                guard let frame = convert(entry, ring) else { shared.withLock { $0.dropped += 1 }; continue }
-                let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in defer { s.waiter = nil }; return s.waiter }
-                waiter?.resume(returning: .frame(frame)) // a waiter cancelled meanwhile: the frame's buffer goes back
+                guard let frame = convert(entry, ring) else { handoff.countDrop(); continue }
+                handoff.handOver(frame)
                 continue
             }
             // Kept for the next `next()`; or handed over as it is if one began waiting meanwhile.
-            let (older, waiter) = shared.withLock { s -> (Entry?, CheckedContinuation<Delivery, Error>?) in
-                if let waiter = s.waiter { s.waiter = nil; return (nil, waiter) }
-                let older = s.latest
-                if older != nil { s.dropped += 1 }
-                s.latest = entry
-                return (older, nil)
-            }
-            waiter?.resume(returning: .kept(entry))
-            if let older { try ring.queue(older.index) }
+            if let older = handoff.keep(entry) { try ring.queue(older.index) }
         }
     }
 
-    private func fail(_ error: HardwareError) {
-        let waiter = shared.withLock { s -> CheckedContinuation<Delivery, Error>? in
-            s.failure = error
-            defer { s.waiter = nil }
-            return s.waiter
-        }
-        waiter?.resume(throwing: error)
-    }
+    private func fail(_ error: HardwareError) { handoff.fail(error) }
 
     /// The gray frame for a dequeued buffer: borrowed for GREY/planar YUV, converted into a pooled
     /// buffer for YUYV/UYVY/MJPEG (the V4L2 buffer is then queued back at once). Nil for a frame
-    /// that does not decode (the caller counts it as dropped). Never called under `shared`'s lock.
+    /// that does not decode (the caller counts it as dropped). Never called under the hand-off's lock.
     private func convert(_ entry: Entry, _ ring: BufferRing) -> GrayFrame? {
         let bytes = UnsafeRawBufferPointer(ring.buffers[entry.index])
         let f = format

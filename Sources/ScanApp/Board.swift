@@ -154,7 +154,8 @@ public struct Board {
         }
     }
 
-    /// The config's camera, not opened: a V4L2 device or the simulated one playing images.
+    /// The config's camera, not opened: a V4L2 device, a libcamera camera, or the simulated one
+    /// playing images.
     public static func camera(_ config: ScandConfig) throws -> any FrameSource {
         try camera(config, clock: ContinuousClock())
     }
@@ -166,11 +167,32 @@ public struct Board {
                                        images: config.camera.images, fps: config.camera.fps,
                                        repeatEach: config.camera.framesPerImage, clock: clock)
         case .linux:
+            let libcamera = SystemLibcamera()
+            if usesLibcamera(config.camera.backend, id: config.camera.id, listed: { try? libcamera.cameras().map(\.id) }) {
+                var settings = LibcameraSettings(id: config.camera.id, width: config.camera.width, height: config.camera.height,
+                                                 fps: config.camera.fps)
+                settings.controls = config.camera.controls
+                return LibcameraCamera(settings: settings, shim: libcamera)
+            }
             var settings = CameraSettings(device: config.camera.device, width: config.camera.width,
                                           height: config.camera.height, fps: config.camera.fps)
             settings.formats = config.camera.formats
             settings.controls = config.camera.controls
             return V4L2Camera(settings: settings)
+        }
+    }
+
+    /// Whether `camera.backend` opens the camera through libcamera: always for `libcamera`,
+    /// never for `v4l2`; for `auto` when libcamera lists the camera (`id`, or any camera when
+    /// `id` is empty). `listed` (libcamera's camera ids, nil when it could not start) is asked
+    /// only for `auto`.
+    public static func usesLibcamera(_ backend: ScandConfig.Camera.Backend, id: String, listed: () -> [String]?) -> Bool {
+        switch backend {
+        case .v4l2: return false
+        case .libcamera: return true
+        case .auto:
+            guard let ids = listed() else { return false }
+            return id.isEmpty ? !ids.isEmpty : ids.contains(id)
         }
     }
 

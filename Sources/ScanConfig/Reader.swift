@@ -60,8 +60,10 @@ struct Reader {
         let log = table(top["log"], "log", allowed: ["payloads"])
         c.logPayloads = choice(log, "log.payloads", default: c.logPayloads)
 
-        let cam = table(top["camera"], "camera", allowed: ["device", "quality", "width", "height", "fps", "formats", "controls", "images", "frames_per_image",
-                                                          "keep_streaming"])
+        let cam = table(top["camera"], "camera", allowed: ["backend", "id", "device", "quality", "width", "height", "fps", "formats", "controls", "images",
+                                                          "frames_per_image", "keep_streaming"])
+        c.camera.backend = choice(cam, "camera.backend", default: c.camera.backend)
+        c.camera.id = string(cam, "camera.id", default: c.camera.id)
         c.camera.keepStreaming = bool(cam, "camera.keep_streaming", default: c.camera.keepStreaming)
         c.camera.device = string(cam, "camera.device", default: c.camera.device)
         c.camera.quality = choice(cam, "camera.quality", default: c.camera.quality)

@@ -19,6 +19,19 @@ public struct ScandConfig: Equatable, Sendable {
                 }
             }
         }
+        /// Which camera stack opens the camera.
+        public enum Backend: String, Sendable, CaseIterable {
+            /// The kernel's V4L2 device `device` (USB cameras, CSI bridges that give YUV).
+            case v4l2
+            /// libcamera's camera `id` (Raspberry Pi CSI camera modules: raw Bayer sensors whose
+            /// exposure, white balance and focus run inside libcamera).
+            case libcamera
+            /// libcamera when it lists the camera (`id`, or any camera when `id` is empty), else V4L2.
+            case auto
+        }
+        public var backend = Backend.v4l2
+        /// libcamera's camera id (`scand probe` lists them); empty: the first camera libcamera lists.
+        public var id = ""
         /// V4L2 device path or stable name (`/dev/v4l/by-id/...`).
         public var device = "/dev/video0"
         public var quality = Quality.balanced

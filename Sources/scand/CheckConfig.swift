@@ -25,10 +25,18 @@ struct CheckConfig: ParsableCommand {
                 return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
             }
             print("\(show(file)): ok")
-            print("  hardware \(c.hardware.rawValue), camera \(c.hardware == .simulated ? show(c.camera.images.joined(separator: ",")) : show(c.camera.device))")
+            let libcameraID = c.camera.id.isEmpty ? "(the first camera)" : show(c.camera.id)
+            let camera = switch (c.hardware, c.camera.backend) {
+            case (.simulated, _): show(c.camera.images.joined(separator: ","))
+            case (.linux, .v4l2): show(c.camera.device)
+            case (.linux, .libcamera): "libcamera \(libcameraID)"
+            case (.linux, .auto): "libcamera \(libcameraID) if libcamera lists it, else \(show(c.camera.device))"
+            }
+            print("  hardware \(c.hardware.rawValue), camera \(camera)")
             if c.hardware == .linux {
                 print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
-                      + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))")
+                      + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))"
+                      + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY it offers"))
             }
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
             print("  trigger \(c.kiosk.trigger.rawValue)" + (c.kiosk.trigger == .presentation ? " (idle \(c.kiosk.presentationIdle))" : "")

@@ -285,6 +285,17 @@ import Testing
         #expect(e.contains { $0.contains("\"sometimes\" is not a value of exposure_auto") })
     }
 
+    @Test func cameraBackendAndLibcameraId() throws {
+        let plain = try parse("")
+        #expect(plain.camera.backend == .v4l2 && plain.camera.id == "")
+        let c = try parse("[camera]\nbackend = \"libcamera\"\nid = \"/base/soc/i2c0mux/i2c@1/imx708@1a\"\n")
+        #expect(c.camera.backend == .libcamera && c.camera.id == "/base/soc/i2c0mux/i2c@1/imx708@1a")
+        #expect(try parse("", overrides: ["camera.backend=auto"]).camera.backend == .auto)
+        let e = errors("[camera]\nbackend = \"mmal\"\nid = 3\n")
+        #expect(e.contains("test.toml:2: camera.backend: \"mmal\" is not allowed; use one of: v4l2, libcamera, auto"))
+        #expect(e.contains { $0.hasPrefix("test.toml:3: camera.id: must be a string") })
+    }
+
     @Test func serialFraming() throws {
         let c = try parse("[output.serial]\ndata_bits = 7\nparity = \"even\"\nstop_bits = 2\nflow_control = \"rts-cts\"\n")
         #expect(c.serial.dataBits == 7 && c.serial.parity == .even && c.serial.stopBits == 2 && c.serial.flowControl == .rtscts)

@@ -1,0 +1,386 @@
+import ScanCore
+import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the libcamera camera should deliver. Size and rate are requests; libcamera may adjust them.
+public struct LibcameraSettings: Sendable, Equatable {
+    /// libcamera's camera id (`camera.id`); "" for the first camera it lists.
+    public var id: String
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+    /// Controls by config name (see `LibcameraControlMapping`), applied when the camera opens.
+    public var controls: [String: Int] = [:]
+    /// Buffers (and requests) in the stream: 3 or more.
+    public var buffers = 4
+    /// A stream that gives no frame this long is reported as timed out.
+    public var stallTimeoutMs: Int32 = 5000
+
+    public init(id: String, width: Int, height: Int, fps: Int) {
+        self.id = id
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
+}
+
+/// A camera through libcamera (a Raspberry Pi CSI camera module, say): one stream of the asked
+/// size in a gray or YUV format, a reader thread that waits on the shim's eventfd and keeps only
+/// the newest frame (the shared `NewestFrameHandoff`), every other request queued straight back.
+/// Frames are copied out of the buffer (the luma plane only), so the buffer's request goes back
+/// to libcamera at once and no frame outlives the camera's memory.
+public final class LibcameraCamera: FrameSource, Sendable {
+    public let settings: LibcameraSettings
+    private let shim: any LibcameraShim
+    private let sys: Syscalls
+
+    /// What `open()` configured.
+    public struct Negotiated: Sendable, Equatable {
+        public var id: String
+        public var format: CameraFormat
+        public var libcameraFormat: String
+        public var width: Int
+        public var height: Int
+        public var stride: Int
+        public var buffers: Int
+        /// Controls that could not be set, with the reason.
+        public var controlProblems: [String]
+    }
+
+    private struct State {
+        var device: (any LibcameraDevice)?
+        var negotiated: Negotiated?
+        var stream: LibcameraStream?
+        /// Values set since the camera opened, by libcamera's name (libcamera reads none back).
+        var values: [String: Double] = [:]
+        var dropped = 0
+    }
+    private let state = Locked(State())
+
+    /// `syscalls` polls the shim's eventfd (tests give a scripted shim and the real poll).
+    public init(settings: LibcameraSettings, shim: any LibcameraShim = SystemLibcamera(), syscalls: Syscalls = .system) {
+        self.settings = settings
+        self.shim = shim
+        self.sys = syscalls
+    }
+
+    deinit { close() }
+
+    /// `libcamera <id>` once open (the id libcamera gave), else the configured id or "first camera".
+    public var name: String {
+        let id = state.withLock { $0.negotiated?.id } ?? settings.id
+        return id.isEmpty ? "libcamera (first camera)" : "libcamera \(id)"
+    }
+
+    /// The format, size and buffers in use, and the controls that could not be set.
+    public var summary: String {
+        guard let n = negotiated else { return "not open" }
+        return "libcamera \(n.libcameraFormat) \(n.width)x\(n.height), \(n.buffers) buffers"
+            + (n.controlProblems.isEmpty ? "" : "; controls not set: " + n.controlProblems.joined(separator: "; "))
+    }
+
+    /// The stream as configured, once open.
+    public var negotiated: Negotiated? { state.withLock { $0.negotiated } }
+
+    /// Frames replaced by a newer one or failed by libcamera, since the camera opened.
+    public var droppedFrames: Int { state.withLock { $0.dropped + ($0.stream?.dropped ?? 0) } }
+
+    /// The error for a shim failure, on this camera.
+    func hardwareError(_ e: LibcameraShimError) -> HardwareError {
+        HardwareError(HardwareError.kind(forErrno: e.errno), operation: e.call, device: name, errno: e.errno,
+                      summary: e.message.isEmpty ? nil : "\(name): \(e.message)", hint: Hints.libcamera(e.errno))
+    }
+
+    // MARK: Open and configure
+
+    /// Acquires the camera (`Camera::acquire`), configures its stream (`Camera::configure`,
+    /// `FrameBufferAllocator::allocate`) and sets the config's controls.
+    public func open() throws(HardwareError) {
+        close()
+        let device: any LibcameraDevice
+        do { device = try shim.acquire(id: settings.id) } catch { throw hardwareError(error) }
+        do throws(HardwareError) {
+            let info: LibcameraStreamInfo
+            do { info = try device.configure(width: settings.width, height: settings.height, buffers: max(3, settings.buffers)) } catch {
+                throw hardwareError(error)
+            }
+            guard let format = LibcameraFrames.format(named: info.format), info.width > 0, info.height > 0, info.bufferCount >= 2 else {
+                throw HardwareError(.invalidFormat, operation: "Camera::configure", device: name,
+                                    hint: "libcamera configured \(info.format) \(info.width)x\(info.height) with \(info.bufferCount) buffers; "
+                                        + "scand takes R8, NV12, NV21, YUV420, YUYV, UYVY")
+            }
+            var problems: [String] = []
+            var values: [String: Double] = [:]
+            _ = try? device.setFrameRate(settings.fps) // a camera without a frame duration control keeps its own rate
+            for (name, value) in settings.controls.sorted(by: { $0.key < $1.key }) {
+                guard let mapping = LibcameraControlMapping.forConfig(name) else { problems.append("\(name): libcamera has no such control"); continue }
+                guard let wanted = mapping.libcameraValue(value) else { problems.append("\(name)=\(value): not a value of \(mapping.libcameraName)"); continue }
+                do { values[mapping.libcameraName] = try device.setControl(mapping.libcameraName, to: wanted) } catch {
+                    problems.append("\(name)=\(value): \(mapping.libcameraName): \(error.message)")
+                }
+            }
+            let negotiated = Negotiated(id: device.id, format: format, libcameraFormat: info.format, width: info.width, height: info.height,
+                                        stride: info.stride, buffers: info.bufferCount, controlProblems: problems)
+            state.withLock { $0.device = device; $0.negotiated = negotiated; $0.values = values }
+        } catch {
+            device.release()
+            throw error
+        }
+    }
+
+    /// Asks for `fps` (0: `settings.fps`) from the next requests (FrameDurationLimits; libcamera
+    /// takes it while streaming) and returns the rate in effect, clamped to the sensor's limits.
+    public func setFrameRate(_ fps: Int) throws(HardwareError) -> Int {
+        guard let device = state.withLock({ $0.device }) else {
+            throw HardwareError(.disconnected, operation: "FrameDurationLimits", device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        do { return try device.setFrameRate(fps > 0 ? fps : settings.fps) } catch {
+            if error.errno == ENOTSUP { throw .noFrameRateControl(operation: "FrameDurationLimits", device: name) }
+            throw hardwareError(error)
+        }
+    }
+
+    /// Stops streaming and releases the camera (`Camera::release`).
+    public func close() {
+        let (device, stream) = state.withLock { s -> ((any LibcameraDevice)?, LibcameraStream?) in
+            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil; s.device = nil }
+            return (s.device, s.stream)
+        }
+        stream?.stop()
+        device?.release()
+    }
+
+    /// Whether libcamera still has the camera (its `disconnected` signal): `.disconnected` once gone.
+    public func check() throws(HardwareError) {
+        guard let device = state.withLock({ $0.device }) else {
+            throw HardwareError(.disconnected, operation: "Camera::acquire", device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        do { try device.check() } catch { throw hardwareError(error) }
+    }
+
+    // MARK: Streaming
+
+    /// Starts the camera (`Camera::start`) and its reader thread.
+    public func startCapture() throws(HardwareError) {
+        stopCapture()
+        guard let (device, negotiated) = state.withLock({ s in s.device.flatMap { d in s.negotiated.map { (d, $0) } } }) else {
+            throw HardwareError(.disconnected, operation: "Camera::start", device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        let stream = try LibcameraStream(camera: self, device: device, format: negotiated, sys: sys, stallTimeoutMs: settings.stallTimeoutMs)
+        state.withLock { $0.stream = stream }
+    }
+
+    /// Stops the camera (`Camera::stop`) after its reader thread has ended.
+    public func stopCapture() {
+        let stream = state.withLock { s -> LibcameraStream? in
+            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil }
+            return s.stream
+        }
+        stream?.stop()
+    }
+
+    /// Whether a `nextFrame()` waits for a frame now.
+    var isAwaitingFrame: Bool { state.withLock { $0.stream }?.isAwaited ?? false }
+
+    /// The newest frame (waiting for one): its luma, copied out of the completed request's
+    /// buffer. Throws `.disconnected` once the camera went away, `.timedOut` after
+    /// `stallTimeoutMs` without a frame, CancellationError when the stream stops.
+    public func nextFrame() async throws -> GrayFrame {
+        guard let stream = state.withLock({ $0.stream }) else {
+            throw HardwareError(.disconnected, operation: "Camera::requestCompleted", device: name, errno: ENODEV, hint: "not streaming")
+        }
+        return try await stream.next()
+    }
+
+    // MARK: Controls
+
+    /// The config-named controls the open camera offers (those `LibcameraControlMapping` knows),
+    /// with their ranges in config units; the value is the last one set, or libcamera's default.
+    public func controlSettings() throws(HardwareError) -> [CameraControlSetting] {
+        guard let (device, values) = state.withLock({ s in s.device.map { ($0, s.values) } }) else {
+            throw HardwareError(.notFound, operation: "Camera::controls", device: name, hint: "the camera is not open")
+        }
+        let offered: [LibcameraControlInfo]
+        do { offered = try device.controls() } catch { throw hardwareError(error) }
+        var seen: Set<String> = []
+        return LibcameraControlMapping.all.compactMap { mapping in
+            // One slider per libcamera control: the first config name for it.
+            guard !seen.contains(mapping.libcameraName), let info = offered.first(where: { $0.name == mapping.libcameraName }) else { return nil }
+            seen.insert(mapping.libcameraName)
+            return mapping.setting(info, value: values[mapping.libcameraName])
+        }
+    }
+
+    /// Sets a control by its config name for the next requests and returns the value libcamera
+    /// takes (clamped to the control's range), in config units.
+    @discardableResult
+    public func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int {
+        guard let mapping = LibcameraControlMapping.forConfig(name) else {
+            throw .noSuchControl(name, operation: "ControlList::set", device: self.name, known: LibcameraControlMapping.all.map(\.configName))
+        }
+        guard let device = state.withLock({ $0.device }) else {
+            throw HardwareError(.notFound, operation: "ControlList::set", device: self.name, hint: "the camera is not open")
+        }
+        guard let wanted = mapping.libcameraValue(value) else {
+            throw HardwareError(.invalidFormat, operation: "ControlList::set", device: self.name, summary: "\(value) is not a value of \(name)")
+        }
+        let taken: Double
+        do { taken = try device.setControl(mapping.libcameraName, to: wanted) } catch {
+            if error.errno == ENOENT {
+                let known = ((try? controlSettings()) ?? []).map(\.name)
+                throw .noSuchControl(name, operation: "ControlList::set", device: self.name, known: known)
+            }
+            throw hardwareError(error)
+        }
+        state.withLock { $0.values[mapping.libcameraName] = taken }
+        return mapping.configValue(taken)
+    }
+}
+
+/// One streaming session: `Camera::start`, a reader thread on the shim's eventfd, `Camera::stop`.
+final class LibcameraStream: @unchecked Sendable {
+    typealias Entry = LibcameraCompletion
+    private let device: any LibcameraDevice
+    private let format: LibcameraCamera.Negotiated
+    private let name: String
+    private let sys: Syscalls
+    private let stallTimeoutMs: Int32
+    private let pool: GrayPool
+    private let handoff = NewestFrameHandoff<Entry>()
+    private let wake: (read: Int32, write: Int32)
+    /// Written by the reader thread as it ends: `stop()` waits for it before `Camera::stop`.
+    private let ended: (read: Int32, write: Int32)
+    /// True until the stream stopped: frames are copied and requests queued only while true.
+    private let live = Locked(true)
+    private let errorFor: @Sendable (LibcameraShimError) -> HardwareError
+
+    init(camera: LibcameraCamera, device: any LibcameraDevice, format: LibcameraCamera.Negotiated, sys: Syscalls,
+         stallTimeoutMs: Int32) throws(HardwareError) {
+        self.device = device
+        self.format = format
+        self.name = camera.name
+        self.sys = sys
+        self.stallTimeoutMs = stallTimeoutMs
+        self.errorFor = { [weak camera, name = camera.name] e in
+            camera?.hardwareError(e) ?? HardwareError(HardwareError.kind(forErrno: e.errno), operation: e.call, device: name, errno: e.errno)
+        }
+        pool = GrayPool(size: max(1, format.width * format.height))
+        guard let wake = makeWakePipe() else { throw HardwareError(.other, operation: "pipe", device: camera.name, errno: errno) }
+        guard let ended = makeWakePipe() else {
+            Glibc.close(wake.read); Glibc.close(wake.write)
+            throw HardwareError(.other, operation: "pipe", device: camera.name, errno: errno)
+        }
+        self.wake = wake
+        self.ended = ended
+        do { try device.start() } catch {
+            closePipes()
+            throw camera.hardwareError(error)
+        }
+        guard spawnThread({ [self] in self.readLoop() }) else {
+            device.stop()
+            closePipes()
+            throw HardwareError(.other, operation: "pthread_create", device: camera.name, hint: "the system refused a thread")
+        }
+    }
+
+    deinit { closePipes() }
+
+    private func closePipes() {
+        for fd in [wake.read, wake.write, ended.read, ended.write] { Glibc.close(fd) }
+    }
+
+    var dropped: Int { handoff.dropped }
+    var isAwaited: Bool { handoff.hasWaiter }
+
+    /// Ends the reader thread (a waiting `next()` gets a CancellationError), waits for it, then
+    /// stops the camera (`Camera::stop`: pending requests come back cancelled and are dropped).
+    func stop() {
+        if handoff.stop() { wakeUp(wake.write) }
+        var fd = pollfd(fd: ended.read, events: Int16(POLLIN), revents: 0)
+        // The reader wakes on the pipe at once; the bound only guards against a stuck library call.
+        _ = sys.poll(&fd, 1, 2000)
+        live.withLock { alive in
+            if alive { device.stop() }
+            alive = false
+        }
+    }
+
+    /// The newest frame, waiting for one if none is ready.
+    func next() async throws -> GrayFrame {
+        try await handoff.next { entry in
+            guard live.withLock({ $0 }) else { throw CancellationError() }
+            return try frame(entry)
+        }
+    }
+
+    /// The reader thread: poll the eventfd and the wake pipe; take every completed request, keep
+    /// the newest, queue the rest back.
+    private func readLoop() {
+        defer { wakeUp(ended.write) }
+        while true {
+            var fds = [pollfd(fd: device.eventFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
+            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, stallTimeoutMs) }
+            if handoff.isStopped { return }
+            if n < 0 {
+                let code = sys.errno()
+                if code == EINTR { continue }
+                handoff.fail(HardwareError(HardwareError.kind(forErrno: code), operation: "poll", device: name, errno: code)); return
+            }
+            if n == 0 {
+                handoff.fail(HardwareError(.timedOut, operation: "poll", device: name, errno: ETIMEDOUT, hint: "no frame for \(stallTimeoutMs) ms"))
+                return
+            }
+            do { try drain() } catch {
+                handoff.fail(error); return
+            }
+        }
+    }
+
+    /// Takes every completed request: a failed one is counted and queued back; of the good ones
+    /// the newest is kept (or made into a frame for a waiting consumer), older ones queued back.
+    private func drain() throws(HardwareError) {
+        while true {
+            let taken: LibcameraCompletion?
+            do { taken = try device.takeCompleted() } catch { throw errorFor(error) }
+            guard let completion = taken else { return }
+            switch completion.status {
+            case .cancelled: continue // the camera is stopping; its requests are not queued again
+            case .failed:
+                handoff.countDrop()
+                try requeue(completion.index)
+                continue
+            case .complete: break
+            }
+            if handoff.hasWaiter {
+                guard let frame = try frame(completion) else { handoff.countDrop(); continue }
+                handoff.handOver(frame)
+                continue
+            }
+            if let older = handoff.keep(completion) { try requeue(older.index) }
+        }
+    }
+
+    private func requeue(_ index: Int) throws(HardwareError) {
+        try live.withLock { (alive: inout Bool) throws(HardwareError) in
+            guard alive else { return }
+            do throws(LibcameraShimError) { try device.requeue(index) } catch { throw errorFor(error) }
+        }
+    }
+
+    /// The frame of a completed request: its luma copied into a pooled buffer, the request
+    /// queued back at once. Nil for a frame too short for the size (counted as dropped).
+    private func frame(_ c: LibcameraCompletion) throws(HardwareError) -> GrayFrame? {
+        let f = format
+        let gray = pool.take()
+        let copied = live.withLock { alive -> Bool in
+            guard alive, let plane = device.plane(c.index) else { return false }
+            return LibcameraFrames.copyLuma(plane, format: f.format, width: f.width, height: f.height, stride: f.stride, into: gray.buffer)
+        }
+        try requeue(c.index)
+        guard copied else { return nil }
+        return GrayFrame(width: f.width, height: f.height, stride: f.width, borrowing: UnsafeRawBufferPointer(gray.buffer),
+                         owner: gray, timestampNanos: c.timestampNanos)
+    }
+}
