@@ -12,7 +12,7 @@ header{padding:8px 14px;background:#2b3038;font-weight:600}
 main{display:flex;flex-wrap:wrap;gap:14px;padding:14px}
 #view{position:relative;display:inline-block;line-height:0;background:#000;min-height:240px;max-width:100%}
 #preview{max-width:min(100%,66vw,960px);display:block}
-@media (max-width:700px){#preview{max-width:100%}}
+@media (max-width:960px){#preview{max-width:100%}}
 #overlay{position:absolute;left:0;top:0;cursor:move}
 section{background:#2b3038;border-radius:6px;padding:10px 12px;margin-bottom:12px}
 h2{font-size:13px;margin:0 0 6px;color:#9ab}
@@ -27,6 +27,11 @@ td{overflow-wrap:anywhere}section{min-width:0;max-width:100%;box-sizing:border-b
 #guidance li{color:#ffe14d}
 label{display:block;margin-top:4px}input[type=range]{width:220px;vertical-align:middle}
 #answer{color:#9c9}
+#guidance{margin:0;padding-left:18px}
+@media (min-width:1000px){
+#status{display:grid;grid-template-columns:repeat(2,max-content);column-gap:18px}#status tbody{display:contents}
+#status tr{display:flex}#status td:first-child{min-width:8.5em}
+#results{max-height:8.5em;overflow-y:auto;margin:0}}
 </style></head>
 <body>
 <header>scand setup <span id="camera"></span></header>
