@@ -40,7 +40,7 @@ public enum WebRules {
         if case .success(.set(let key, _)) = Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }),
            let found = refusedWords.first(where: { key.lowercased().contains($0) }) {
             let word = refusedNouns[found] ?? found
-            return .failure(WebError(403, HostCommandError("SET", "\(key): keys naming a \(word) are not set over the web; edit the config file").answer))
+            return .failure(WebError(403, HostCommandError("SET", "\(key): keys naming a \(word) are not set over HTTP; edit the config file").answer))
         }
         return .success(line)
     }
@@ -129,8 +129,10 @@ extension WebRules {
     /// for a `POST` or a command or data endpoint (403).
     public static func admit(_ head: Head, at listener: Listener) -> WebError? {
         guard let host = head.host else { return WebError(400, "a Host header is required") }
+        // Two Host headers come through as "" (which one would a proxy have used?).
+        guard !host.isEmpty else { return WebError(400, "one Host header is required, naming this kiosk") }
         guard hostAccepted(host, at: listener) else {
-            let name = listener.host.contains(":") ? "[\(listener.host)]" : listener.host
+            let name = listener.isWildcard ? "<the kiosk's address>" : listener.host.contains(":") ? "[\(listener.host)]" : listener.host
             return WebError(421, "Host \(printable(host)) is not this kiosk's address; open http://\(name):\(listener.port)/")
         }
         if listener.token == nil && !head.peerIsLoopback { return WebError(403, "only loopback clients are served without web.token") }
@@ -140,7 +142,8 @@ extension WebRules {
         }
         if head.method != "GET" && head.method != "HEAD" || isProtected(head.path) {
             if !sameOrigin(origin: head.origin, referer: head.referer, host: host, at: listener) {
-                return WebError(403, "a request from a page of another site is refused (Origin \(printable(head.origin ?? head.referer ?? "")))")
+                let from = head.origin.map { "Origin \(printable($0))" } ?? "Referer \(printable(head.referer ?? ""))"
+                return WebError(403, "a request from a page of another site is refused (\(from))")
             }
         }
         return nil

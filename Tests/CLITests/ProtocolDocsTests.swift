@@ -131,16 +131,19 @@ import Testing
             for line in Self.lines { check(try await d.ask(line), for: line, door: "serial") }
             check(try await d.ask([0x54, 0xE9, 0x0D, 0x0A]), for: "T\\xE9", door: "serial")
             // A result to acknowledge: the first JSON line with a seq.
-            _ = try await d.ask("TRIGGER")
+            let triggered = try await d.ask("TRIGGER")
             var seq: Int?
-            for _ in 0..<100 where seq == nil {
-                _ = try await d.ask("STATUS")
+            var lastStatus = ""
+            // Up to 15 s: a debug daemon on a loaded machine may take more than a second to read.
+            for _ in 0..<300 where seq == nil {
+                try await Task.sleep(for: .milliseconds(50))
+                lastStatus = try await d.ask("STATUS")
                 seq = d.other.lazy.compactMap { line -> Int? in
                     guard let data = line.data(using: .utf8), let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
                     return o["seq"] as? Int
                 }.first
             }
-            #expect(seq != nil, "no result came: \(d.other)")
+            #expect(seq != nil, "no result came: \(d.other); TRIGGER: \(triggered); \(lastStatus)\n\(d.logText.suffix(3000))")
             if let seq { check(try await d.ask("ACK \(seq)"), for: "ACK \(seq)", door: "serial") }
             for body in Self.lines.map({ Array($0.utf8) }) + [[], Array("TRIGGER\nSTOP".utf8), [0x54, 0x00, 0xFF]] {
                 let answer = try SetupPageTests.post(d.port, "/api/command", body)

@@ -103,6 +103,14 @@ import Testing
         #expect(WebRules.admit(Self.head(host: "evil.example:8080"), at: l)?.status == 421, "DNS rebinding")
         #expect(WebRules.admit(Self.head("GET", "/snapshot.png", host: "evil.example:8080"), at: l)?.status == 421)
         #expect(WebRules.admit(Self.head(host: nil), at: l)?.status == 400)
+        #expect(WebRules.admit(Self.head(host: ""), at: l)?.reason == "one Host header is required, naming this kiosk", "two Host headers")
+        #expect(WebRules.admit(Self.head(host: "evil.example:8080"), at: l)?.reason
+                == "Host evil.example:8080 is not this kiosk's address; open http://127.0.0.1:8080/")
+        // Each refusal names the header it judged.
+        #expect(WebRules.admit(Self.head("POST", "/api/command", referer: "http://evil.example/x"), at: l)?.reason
+                == "a request from a page of another site is refused (Referer http://evil.example/x)")
+        #expect(WebRules.admit(Self.head("POST", "/api/command", origin: "http://evil.example"), at: l)?.reason
+                == "a request from a page of another site is refused (Origin http://evil.example)")
         #expect(WebRules.admit(Self.head(loopbackPeer: false), at: l)?.status == 403)
         // A foreign page's POST (a form's text/plain one too): refused; the page's own: admitted.
         #expect(WebRules.admit(Self.head("POST", "/api/command", origin: "http://evil.example"), at: l)?.status == 403)
@@ -119,6 +127,9 @@ import Testing
         #expect(WebRules.admit(Self.head("GET", "/", referer: "http://evil.example/"), at: l) == nil)
         // With a token: needed by every request, the Host and Origin rules still hold.
         let t = WebRules.Listener(host: "0.0.0.0", port: 8080, token: "0123456789abcdef")
+        // A wildcard listener's advice names no 0.0.0.0 (a browser cannot open it).
+        #expect(WebRules.admit(Self.head(host: "a b:8080", token: "0123456789abcdef", loopbackPeer: false), at: t)?.reason
+                == "Host a b:8080 is not this kiosk's address; open http://<the kiosk's address>:8080/")
         #expect(WebRules.admit(Self.head(host: "kiosk:8080", loopbackPeer: false), at: t)?.status == 401)
         #expect(WebRules.admit(Self.head(host: "kiosk:8080", token: "0123456789abcdef", loopbackPeer: false), at: t) == nil)
         #expect(WebRules.admit(Self.head("POST", "/api/command", host: "kiosk:8080", origin: "http://evil:8080",
