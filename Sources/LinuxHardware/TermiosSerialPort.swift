@@ -23,7 +23,11 @@ public struct SerialSettings: Sendable, Equatable {
 
 /// A serial port through termios: raw mode with the configured framing.
 ///
-/// Writes are bounded by `writeTimeout` (poll for POLLOUT, never an unbounded block). A port
+/// Writes are bounded by `writeTimeout` (poll for POLLOUT, never an unbounded block). A write
+/// that times out part way through keeps its place: the same bytes written again (the output's
+/// retry) go on from where it stopped; other bytes (an answer) first finish the torn line, and
+/// the retry that follows is then already done. The host never sees a line cut short and then
+/// repeated whole, nor a line twice. A port
 /// that disappears (a USB-serial adapter unplugged: EIO/ENODEV) is closed and reopened on the
 /// next write; until it is back, writes throw `.disconnected` or `.notFound`. Bytes from the host
 /// arrive on `received()`, read by a thread blocked in poll(2).
@@ -42,6 +46,12 @@ public final class TermiosSerialPort: SerialPort, Sendable {
     private let stream: AsyncStream<[UInt8]>
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let reading = Locked(false)
+    /// A write that timed out part way: its bytes and how many of them went out (cleared when
+    /// the port is opened again: a new connection starts with a new line).
+    private struct Torn: Sendable { var bytes: [UInt8]; var sent: Int }
+    private let torn = Locked<Torn?>(nil)
+    /// A torn line another write finished: its retry has nothing left to send.
+    private let finished = Locked<[UInt8]?>(nil)
 
     /// Opens `path` with `settings`. Throws `HardwareError` naming the failing call. With
     /// `waitForDevice`, a port that is not there yet (unplugged adapter) is not an error: it is
@@ -83,6 +93,8 @@ public final class TermiosSerialPort: SerialPort, Sendable {
     @discardableResult
     private func reopen() throws(HardwareError) -> Descriptor {
         port.withLock { p -> Descriptor? in defer { p = nil }; return p }?.close()
+        torn.withLock { $0 = nil }
+        finished.withLock { $0 = nil }
         let sys = self.sys, path = self.path
         let newFD = try sys.check("open", device: path, hint: Hints.serial) { sys.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
         var t = termios()
@@ -129,7 +141,18 @@ public final class TermiosSerialPort: SerialPort, Sendable {
             return Result { () throws(HardwareError) in
                 let descriptor: Descriptor
                 if let open = port.withLock({ $0 }) { descriptor = open } else { descriptor = try reopen() }
-                let done: Void? = try descriptor.use { fd throws(HardwareError) in try write(bytes, to: fd, descriptor) }
+                let done: Void? = try descriptor.use { fd throws(HardwareError) in
+                    // The rest of a torn write first: these same bytes go on from where it
+                    // stopped; other bytes wait until the torn line is whole.
+                    if let f = finished.withLock({ $0 }), f == bytes { finished.withLock { $0 = nil }; return }
+                    if let t = torn.withLock({ $0 }) {
+                        torn.withLock { $0 = nil }
+                        if t.bytes == bytes { return try write(bytes, from: t.sent, to: fd, descriptor) }
+                        try write(t.bytes, from: t.sent, to: fd, descriptor)
+                        finished.withLock { $0 = t.bytes }
+                    }
+                    try write(bytes, from: 0, to: fd, descriptor)
+                }
                 if done == nil {
                     throw HardwareError(.disconnected, operation: "write", device: path, errno: EBADF, hint: "the port was closed")
                 }
@@ -138,12 +161,13 @@ public final class TermiosSerialPort: SerialPort, Sendable {
         try outcome.get()
     }
 
-    private func write(_ bytes: [UInt8], to fd: Int32, _ descriptor: Descriptor) throws(HardwareError) {
+    /// Writes `bytes` from `start`; a timeout after some of them went out leaves them as `torn`.
+    private func write(_ bytes: [UInt8], from start: Int, to fd: Int32, _ descriptor: Descriptor) throws(HardwareError) {
         let timeoutMs: Int32 = {
             let c = settings.writeTimeout.components
             return Int32(c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000)
         }()
-        var rest = bytes[...]
+        var rest = bytes[start...]
         var waitedMs: Int32 = 0
         while !rest.isEmpty {
             let n = rest.withUnsafeBytes { sys.write(fd, $0.baseAddress, $0.count) }
@@ -158,8 +182,9 @@ public final class TermiosSerialPort: SerialPort, Sendable {
             }
             // The port's buffer is full: wait for room, within the bounded time.
             guard waitedMs < timeoutMs else {
+                if rest.count < bytes.count { torn.withLock { $0 = Torn(bytes: bytes, sent: bytes.count - rest.count) } }
                 throw HardwareError(.timedOut, operation: "write", device: path, errno: ETIMEDOUT,
-                                    hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written; is the host reading (flow control)?")
+                                    hint: "\(bytes.count - rest.count) of \(bytes.count) bytes written (the rest goes out first with the next write); is the host reading (flow control)?")
             }
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let step = min(50, timeoutMs - waitedMs)

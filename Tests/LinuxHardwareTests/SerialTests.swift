@@ -88,6 +88,58 @@ import Testing
         #expect(String(decoding: got, as: UTF8.self) == "4006381333931\r\n")
     }
 
+    /// A host that stops reading mid-line: the write times out after 14 bytes. The output's
+    /// retry of the same line goes on from byte 15; other bytes first finish the torn line (and
+    /// the retry then has nothing left to send). The host sees whole lines, each once (before:
+    /// "https://examplhttps://example.org/..." in a rehearsal's OutboxKillTests).
+    @Test func aWriteCutShortGoesOnFromWhereItStopped() async throws {
+        let pty = try PseudoTerminal()
+        struct Gate { var budget = Int.max }
+        let gate = Locked(Gate())
+        var sys = Syscalls.system
+        sys.write = { fd, buffer, count in
+            let n = gate.withLock { g -> Int in let n = min(count, g.budget); g.budget -= n; return n }
+            if n == 0 { Glibc.errno = EAGAIN; return -1 }
+            return Glibc.write(fd, buffer, n)
+        }
+        sys.poll = { fds, count, timeout in
+            // No room while the gate is shut (a host not reading); the real poll otherwise.
+            gate.withLock { $0.budget } == 0 ? 0 : Glibc.poll(fds, nfds_t(count), timeout)
+        }
+        var settings = SerialSettings(baud: 9600)
+        settings.writeTimeout = .milliseconds(20)
+        let port = try TermiosSerialPort(path: pty.hostPath, settings: settings, syscalls: sys)
+        let line = Array("https://example.org/kiosk?id=42\r\n".utf8)
+        func host(_ count: Int) async throws -> String {
+            var got: [UInt8] = []
+            for _ in 0..<500 where got.count < count {
+                got += pty.readFromHost()
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return String(decoding: got, as: UTF8.self)
+        }
+
+        gate.withLock { $0.budget = 14 }
+        #expect { try port.write(line) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .timedOut && e?.description.contains("14 of 33 bytes written") == true
+        }
+        gate.withLock { $0.budget = .max }
+        try port.write(line) // the output's retry: the same bytes
+        #expect(try await host(33) == "https://example.org/kiosk?id=42\r\n")
+
+        gate.withLock { $0.budget = 20 }
+        #expect(throws: HardwareError.self) { try port.write(line) }
+        gate.withLock { $0.budget = .max }
+        try port.write(Array("OK STATUS\r\n".utf8)) // an answer comes first: the torn line is finished before it
+        #expect(try await host(44) == "https://example.org/kiosk?id=42\r\nOK STATUS\r\n")
+        try port.write(line) // the output's retry: the line is already out whole
+        try port.write(Array("OK BEEP\r\n".utf8))
+        #expect(try await host(9) == "OK BEEP\r\n", "nothing twice")
+        try port.write(line) // the same text read again later goes out
+        #expect(try await host(33) == "https://example.org/kiosk?id=42\r\n")
+    }
+
     @Test func anUnpluggedPortIsReopenedWhenItComesBack() async throws {
         // A stable name (like /dev/scand-serial) that points at whichever tty is plugged in.
         let link = FileManager.default.temporaryDirectory.appendingPathComponent("scand-tty-\(UUID().uuidString.prefix(8))").path
