@@ -7,8 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out}
-version=$(sed -n 's/.*version: "\(.*\)",/\1/p' Sources/scand/Scand.swift)
+# The release as `scand --version` names it (Version.release); the architecture is dpkg's for
+# this machine, so the same script makes scand_VERSION_arm64.deb on an arm64 machine.
+version=$(sed -n 's/^ *static let release = "\(.*\)"$/\1/p' Sources/scand/Version.swift)
 arch=$(dpkg --print-architecture)
+[ -n "$version" ] || { echo "build-deb: no 'static let release = \"...\"' in Sources/scand/Version.swift" >&2; exit 1; }
 scripts/stamp-version.sh
 swift build -c release --product scand --static-swift-stdlib
 root=$(mktemp -d)

@@ -18,6 +18,11 @@ build=(pkg-config g++ cmake python3-venv libzbar-dev libgpiod-dev libv4l-dev lib
 # Pillow for the generated misread and add-on sets.
 tests=(zbar-tools zxing-cpp-tools socat strace systemd binutils python3-tomli mosquitto mosquitto-clients openssl
        chromium fonts-dejavu-core dpkg-dev lintian man-db zint python3-numpy python3-pil)
+# The workflow and cross checks: shellcheck, through which actionlint checks the workflows' run:
+# steps (scripts/lint-workflows.sh), and Debian's aarch64 cross compilers for the C shims
+# (scripts/cross-check.sh; an arm64 machine compiles them natively).
+tests+=(shellcheck)
+[ "$(dpkg --print-architecture)" = arm64 ] || tests+=(gcc-aarch64-linux-gnu g++-aarch64-linux-gnu)
 packages=("${build[@]}")
 [ "${1:-}" = "--demo" ] || packages+=("${tests[@]}")
 missing=()

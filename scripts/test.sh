@@ -25,5 +25,7 @@ scripts/sanitize.sh
 # Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
 scripts/fuzz.sh --seconds 10
 scripts/test-package.sh
+scripts/lint-workflows.sh
+scripts/cross-check.sh
 # The real drivers against real kernel drivers (vivid, gpio-sim, 8250 UART) under qemu.
 hil/lab.sh all
