@@ -16,9 +16,10 @@ alone="$(scripts/attack-suites.sh)|V4L2CameraTests|LibcameraCameraTests"
 # read the next tests' host lines. None should be there; any that are, go before each phase.
 reap() { for p in $(pgrep -f 'scand run --config /tmp/scand-' || true); do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" != 1 ] || kill "$p" 2>/dev/null || true; done; }
 reap
-swift test --skip-build --skip "$alone"
+# Line-buffered: when a test hangs, the log shows which one (a pipe's block buffer hid it).
+stdbuf -oL -eL swift test --skip-build --skip "$alone"
 reap
-swift test --skip-build --filter "$alone" --no-parallel
+stdbuf -oL -eL swift test --skip-build --filter "$alone" --no-parallel
 reap
 # The suite again under AddressSanitizer and ThreadSanitizer.
 scripts/sanitize.sh

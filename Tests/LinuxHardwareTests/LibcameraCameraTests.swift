@@ -110,7 +110,9 @@ import Glibc
         try cam.open()
         try cam.startCapture()
         let waiting = Task { try await cam.nextFrame() }
-        while !cam.isAwaitingFrame { await Task.yield() } // the stop finds it waiting
+        // The stop finds it waiting (bounded: a wait that failed at once would never be seen).
+        for _ in 0..<5000 where !cam.isAwaitingFrame { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(cam.isAwaitingFrame)
         cam.stopCapture()
         await #expect(throws: CancellationError.self) { _ = try await waiting.value }
         try cam.startCapture()

@@ -49,7 +49,8 @@ import Glibc
             gate.state.withLock { $0.shut = true }
             let delivered = Thread { try? output.deliver(self.result(2), unixMillis: 0) }
             delivered.start()
-            while !gate.state.withLock({ $0.waiting }) { usleep(1000) }
+            for _ in 0..<10_000 where !gate.state.withLock({ $0.waiting }) { usleep(1000) }
+            #expect(gate.state.withLock { $0.waiting }, "the second delivery reached the held fsync")
             // The host acknowledges 1 meanwhile; then the fsync completes.
             let acked = Locked(false)
             let ack = Thread { acked.withLock { $0 = output.acknowledge(1) } }
