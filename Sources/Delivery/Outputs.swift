@@ -200,20 +200,21 @@ public enum Writers {
     /// Each report waits at most `reportTimeout` for the host to take the one before (poll for
     /// POLLOUT; the gadget's write would block for as long as the host does not poll, asleep or
     /// not enumerated): the write then fails, and the result is kept and retried, instead of the
-    /// output work (and with it the results behind it and the watchdog) waiting forever.
+    /// output work (and with it the results behind it and the watchdog) waiting forever. Typing
+    /// cut short by the timeout keeps its place: the retry of the same text goes on from the
+    /// next report, and other text first finishes it (the retry then has nothing left to type),
+    /// so the host never gets a code half-typed and then typed again whole.
     public static func hidKeyboard(path: String, layout: KeyboardLayout,
                                    reportTimeout: Duration = .seconds(2)) -> @Sendable ([UInt8]) throws -> Void {
-        { bytes in
-            let (reports, untypable) = layout.reports(for: String(decoding: bytes, as: UTF8.self))
-            guard untypable.isEmpty else {
-                throw UndeliverableResult("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
-            }
-            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
-            guard fd >= 0 else { throw HardwareError(HardwareError.kind(forErrno: errno), operation: "open", device: path, errno: errno,
-                                                     hint: "is the USB gadget (g_hid / configfs hid function) set up?") }
-            defer { close(fd) }
-            let timeoutMs = Int32(min(Double(Int32.max), max(0, reportTimeout / .milliseconds(1))))
-            for (i, report) in reports.enumerated() {
+        struct Torn: Sendable { var text: [UInt8]; var reports: Int }
+        let torn = Locked<Torn?>(nil)
+        let finished = Locked<[UInt8]?>(nil)
+        let timeoutMs = Int32(min(Double(Int32.max), max(0, reportTimeout / .milliseconds(1))))
+
+        /// Types `text`'s reports from `start` on `fd`; a timeout leaves its place in `torn`.
+        @Sendable func type(_ text: [UInt8], _ reports: [[UInt8]], from start: Int, on fd: Int32) throws {
+            for i in start..<reports.count {
+                let report = reports[i]
                 while true {
                     let n = report.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                     if n == 8 { break }
@@ -225,12 +226,35 @@ public enum Writers {
                     let ready = poll(&p, 1, timeoutMs)
                     if ready < 0 && errno == EINTR { continue }
                     guard ready > 0 else {
-                        throw HardwareError(.timedOut, operation: "poll", device: path, errno: ready < 0 ? errno : ETIMEDOUT,
+                        let code = ready < 0 ? errno : ETIMEDOUT
+                        if i > 0 { torn.withLock { $0 = Torn(text: text, reports: i) } }
+                        throw HardwareError(.timedOut, operation: "poll", device: path, errno: code,
                                             summary: "\(path): the host took no report for \(reportTimeout) (\(i / 2) of \(reports.count / 2) characters typed)",
                                             hint: "is the USB host awake and the gadget enumerated?")
                     }
                 }
             }
+        }
+
+        return { bytes in
+            if finished.withLock({ f -> Bool in defer { if f == bytes { f = nil } }; return f == bytes }) { return }
+            let (reports, untypable) = layout.reports(for: String(decoding: bytes, as: UTF8.self))
+            guard untypable.isEmpty else {
+                throw UndeliverableResult("\(path): layout \(layout.rawValue) cannot type \(untypable.map { "U+" + String($0.unicodeScalars.first!.value, radix: 16, uppercase: true) }.joined(separator: " "))")
+            }
+            let fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+            guard fd >= 0 else {
+                torn.withLock { $0 = nil } // the gadget is gone: a new connection starts afresh
+                throw HardwareError(HardwareError.kind(forErrno: errno), operation: "open", device: path, errno: errno,
+                                    hint: "is the USB gadget (g_hid / configfs hid function) set up?")
+            }
+            defer { close(fd) }
+            if let t = torn.withLock({ t -> Torn? in defer { t = nil }; return t }) {
+                if t.text == bytes { return try type(bytes, reports, from: t.reports, on: fd) }
+                try type(t.text, layout.reports(for: String(decoding: t.text, as: UTF8.self)).reports, from: t.reports, on: fd)
+                finished.withLock { $0 = t.text }
+            }
+            try type(bytes, reports, from: 0, on: fd)
         }
     }
 }

@@ -171,6 +171,33 @@ import Glibc
         #expect(said.contains("\(path): the host took no report for 0.3 seconds (256 of 400 characters typed)"), "\(said)")
     }
 
+    /// The host stops taking reports after 256 characters; when it takes them again, the retry
+    /// types the other 144 (before: all 400 again, so the host got 656 characters); another
+    /// text in between first finishes the torn one, and the retry then types nothing.
+    @Test func typingCutShortGoesOnFromWhereItStopped() throws {
+        let (path, reader) = try Self.fifo()
+        defer { close(reader); unlink(path) }
+        func drain() -> Int {
+            var total = 0, buffer = [UInt8](repeating: 0, count: 4096)
+            while true { let n = read(reader, &buffer, buffer.count); if n <= 0 { return total }; total += n }
+        }
+        let write = Writers.hidKeyboard(path: path, layout: .us, reportTimeout: .milliseconds(100))
+        let text = Array(String(repeating: "a", count: 400).utf8)
+        #expect(throws: HardwareError.self) { try write(text) }
+        #expect(drain() == 256 * 2 * 8)
+        try write(text) // the retry: 144 characters, which fit the emptied page
+        #expect(drain() == 144 * 2 * 8, "the retry types what was left, not the whole text again")
+
+        #expect(throws: HardwareError.self) { try write(text) } // torn again at 256
+        #expect(drain() == 256 * 2 * 8)
+        try write(Array("b".utf8)) // another result: the torn text is finished first
+        #expect(drain() == (144 + 1) * 2 * 8)
+        try write(text) // its retry: already typed whole
+        #expect(drain() == 0)
+        try write(Array("c".utf8))
+        #expect(drain() == 2 * 8)
+    }
+
     @Test func aHostThatReadsGetsEveryReport() throws {
         let (path, reader) = try Self.fifo()
         defer { close(reader); unlink(path) }
