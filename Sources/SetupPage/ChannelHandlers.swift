@@ -33,29 +33,46 @@ final class Connections: Sendable {
     }
 }
 
-/// The pause before the next `accept` after one failed (EMFILE, ENFILE, ...): 50 ms, doubling to
-/// 2 s, back to 50 ms once a connection is accepted. Used on the listener's event loop only.
-final class AcceptPause {
-    private var pause = TimeAmount.milliseconds(50)
-    var failures = 0
+/// The listener's pause after `accept` failed for want of descriptors (EMFILE, ENFILE) or
+/// memory: 50 ms, doubling to 2 s while it keeps failing, back to 50 ms once a connection is
+/// accepted. Shared by the listeners one after another (`run` listens again after each pause).
+final class AcceptPause: Sendable {
+    private struct State { var pause = TimeAmount.milliseconds(50); var failures = 0; var relisten: TimeAmount? }
+    private let state = Locked(State())
 
+    /// Failed accepts (and failed binds while listening again) since the last good accept.
+    var failures: Int { state.withLock { $0.failures } }
+
+    /// Counts a failure; the pause to wait before listening again.
     func next() -> TimeAmount {
-        failures += 1
-        defer { pause = min(pause * 2, .seconds(2)) }
-        return pause
+        state.withLock { s in
+            s.failures += 1
+            defer { s.pause = min(s.pause * 2, .seconds(2)) }
+            return s.pause
+        }
     }
 
-    func reset() {
-        pause = .milliseconds(50)
-        failures = 0
+    /// A connection came: the failures before it, and the pause back to its start.
+    func reset() -> Int {
+        state.withLock { s in defer { s.pause = .milliseconds(50); s.failures = 0 }; return s.failures }
+    }
+
+    /// Set when the listener was closed for a pause; taken by `run` once it has closed.
+    func closedFor(_ pause: TimeAmount) { state.withLock { $0.relisten = pause } }
+    func takeRelisten() -> TimeAmount? { state.withLock { s in defer { s.relisten = nil }; return s.relisten } }
+
+    /// Whether `error` is an accept (or bind) that failed for want of descriptors or memory.
+    static func isResourceShortage(_ error: Error) -> Bool {
+        guard let io = error as? IOError else { return false }
+        return [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(io.errnoCode)
     }
 }
 
-@available(*, unavailable)
-extension AcceptPause: Sendable {}
-
-/// Logs a failed `accept` (the first of a run, and then every 100th) and resets the pause when
-/// a connection comes; the listener itself stays (NIO's `AcceptBackoffHandler` pauses reading).
+/// At the descriptor limit, closes the listener for a pause (`run` listens again after it).
+/// NIO's own `AcceptBackoffHandler` only holds back the next read: the failed accept leaves the
+/// read pending, the listening socket stays readable, and the event loop spun on `accept` at a
+/// full core. Closing the listener also frees a descriptor. Logs the first failure of a run and
+/// every 100th, and resets the pause when a connection comes.
 final class AcceptWatch: ChannelInboundHandler {
     typealias InboundIn = Channel
     let pause: AcceptPause
@@ -67,17 +84,20 @@ final class AcceptWatch: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if pause.failures > 0 {
-            logger.notice("setup page: accepting connections again after \(pause.failures) failed accepts")
-            pause.reset()
-        }
+        let failures = pause.reset()
+        if failures > 0 { logger.notice("setup page: accepting connections again after \(failures) failed accepts") }
         context.fireChannelRead(data)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: Error) {
-        if pause.failures == 1 || pause.failures % 100 == 0 {
-            logger.warning("setup page: accept failed (\(error)); retrying after a pause")
+        guard AcceptPause.isResourceShortage(error) else { context.fireErrorCaught(error); return }
+        let wait = pause.next()
+        let failures = pause.failures
+        if failures == 1 || failures % 100 == 0 {
+            logger.warning("setup page: accept failed (\(error)); not listening for \(wait.nanoseconds / 1_000_000) ms, then again")
         }
+        pause.closedFor(wait)
+        context.close(promise: nil)
     }
 }
 

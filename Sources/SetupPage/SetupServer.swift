@@ -137,7 +137,12 @@ public final class SetupServer: Sendable {
             var st = stat()
             if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
         }
-        try await run(door: .unix, bind: { $0.bind(unixDomainSocketPath: path) }, bound: { chmod(path, 0o660) })
+        try await run(door: .unix, bind: { bootstrap in
+            // Listening again after a pause: the last listener's socket file goes first.
+            var st = stat()
+            if lstat(path, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
+            return bootstrap.bind(unixDomainSocketPath: path)
+        }, bound: { chmod(path, 0o660) })
     }
 
     enum Door: Sendable {
@@ -146,16 +151,32 @@ public final class SetupServer: Sendable {
         case unix
     }
 
+    /// Listens until cancelled. At the descriptor limit `AcceptWatch` closes the listener; this
+    /// listens again after the pause (and again, with a longer pause, while binding fails for
+    /// want of descriptors), the connections being served staying as they are.
     private func run(door: Door, bind: (ServerBootstrap) -> EventLoopFuture<Channel>, bound: () -> Void) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let connections = Connections()
+        let pause = AcceptPause()
+        var listening = false
         do {
-            let channel = try await bind(bootstrap(group, door: door, connections: connections)).get()
-            bound()
-            try await withTaskCancellationHandler {
-                try await channel.closeFuture.get()
-            } onCancel: {
-                channel.close(promise: nil)
+            while !Task.isCancelled {
+                let channel: Channel
+                do {
+                    channel = try await bind(bootstrap(group, door: door, connections: connections, pause: pause)).get()
+                } catch where listening && AcceptPause.isResourceShortage(error) {
+                    try? await Task.sleep(nanoseconds: UInt64(pause.next().nanoseconds))
+                    continue
+                }
+                listening = true
+                bound()
+                try await withTaskCancellationHandler {
+                    try await channel.closeFuture.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
+                guard let wait = pause.takeRelisten() else { break }
+                try? await Task.sleep(nanoseconds: UInt64(wait.nanoseconds))
             }
         } catch {
             connections.closeAll()
@@ -166,14 +187,12 @@ public final class SetupServer: Sendable {
         try? await group.shutdownGracefully()
     }
 
-    private func bootstrap(_ group: EventLoopGroup, door: Door, connections: Connections) -> ServerBootstrap {
+    private func bootstrap(_ group: EventLoopGroup, door: Door, connections: Connections, pause: AcceptPause) -> ServerBootstrap {
         let server = self, logger = self.logger
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .serverChannelInitializer { channel in
-                let pause = AcceptPause()
                 do {
-                    try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler(backoffProvider: { _ in pause.next() }))
                     try channel.pipeline.syncOperations.addHandler(AcceptWatch(pause: pause, logger: logger))
                 } catch { return channel.eventLoop.makeFailedFuture(error) }
                 return channel.eventLoop.makeSucceededVoidFuture()
