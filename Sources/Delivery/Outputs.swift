@@ -277,11 +277,14 @@ public struct LogOutput: ResultOutput {
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {
         let s = result.symbol
-        logger.notice("read \(s.symbology.rawValue): \(payloads.shown(s))", metadata: [
+        var metadata: Logger.Metadata = [
             "seq": "\(result.sequence)", "symbology": "\(s.symbology.rawValue)",
             "numericOnly": "\(s.numericOnly)", "bytes": "\(s.bytes.count)",
             "payload": "\(PayloadClassifier.classify(s).kind.rawValue)",
-        ])
+        ]
+        // An EAN/UPC add-on (a book's price, a magazine's issue) is part of what was read.
+        if let addOn = s.addOn { metadata["addon"] = "\(addOn)" }
+        logger.notice("read \(s.symbology.rawValue): \(payloads.shown(s))", metadata: metadata)
     }
 }
 

@@ -444,7 +444,7 @@ public struct KioskMachine: Sendable {
         sameSymbol.window = new.sameSymbolTimeout
         if !new.hasTorch { torch = .unavailable } else if torch == .unavailable { torch = .off }
         if case .scanning = phase, torchMode == .off { effects += torchOff() }
-        effects.append(.log(.info, "settings applied"))
+        effects.append(.log(.debug, "settings applied"))
         guard modeChanged else { return effects }
         // Another trigger mode: whatever runs ends quietly and the new mode takes over.
         switch phase {

@@ -357,6 +357,8 @@ public actor KioskRuntime: Service {
         case .failure(let error): return error.answer
         case .success(.set(let key, let value)):
             if let problem = await applySet(key, value) { return HostCommandError("SET", problem).answer }
+            // Which setting changed, to what, and from where (a SIGHUP reload says so itself).
+            logger.info("SET \(key) = \(PayloadText.escaped(String(value.prefix(200))))", metadata: ["door": "\(door.rawValue)"])
             return "OK SET \(key)"
         case .success(.version): return "OK VERSION scand \(version)"
         case .success(let command): return answer(command, door: door)

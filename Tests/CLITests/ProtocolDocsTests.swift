@@ -129,6 +129,8 @@ import Testing
             let d = try Daemon(torch: torch)
             #expect(await d.ready(), "the daemon did not start: \(d.logText)")
             for line in Self.lines { check(try await d.ask(line), for: line, door: "serial") }
+            // A SET says in the log which key it changed, to what, and from where.
+            #expect(d.logText.contains("info SET scan.session_timeout_ms = 4000 [door=host]"), "\(d.logText.suffix(2000))")
             check(try await d.ask([0x54, 0xE9, 0x0D, 0x0A]), for: "T\\xE9", door: "serial")
             // A result to acknowledge: the first JSON line with a seq.
             let triggered = try await d.ask("TRIGGER")
