@@ -37,7 +37,9 @@ import Testing
         try await service.start()
         #expect(!service.camera.isStreaming)
         let runtime = service.runtime
-        let (frame, tuning, torchOn) = try await service.bounded("a snapshot") { try? await runtime.snapshot() }!
+        // A generous wait: in the parallel phase this task may be resumed late.
+        let shot = try await service.bounded("a snapshot") { try? await runtime.snapshot(within: .seconds(50)) }
+        let (frame, tuning, torchOn) = try #require(shot, "the idle camera gave no frame for the snapshot")
         #expect(frame.width == 198 && frame.height == 198)
         #expect(tuning.viewport == .full)
         #expect(!torchOn)
