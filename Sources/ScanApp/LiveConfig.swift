@@ -46,8 +46,11 @@ public actor LiveConfig {
             if !mine.isEmpty { return mine.map { Self.line($0, setting: override.name) }.joined(separator: "; ") }
         }
         guard ScandConfig.takesEffectWhileRunning(override.key) else {
-            return "\(override.name) takes effect at start; change it in \(path), then reload (SIGHUP) or restart (while running: "
-                + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
+            // A key SIGHUP applies (the rest of the kiosk's settings) or one only a restart does.
+            let onReload: Bool = if case .success(let config) = loaded { config.startOnly == startedWith } else { false }
+            return "\(override.name) is not set while running; change it in \(path), then "
+                + (onReload ? "reload (SIGHUP: systemctl reload scand)" : "restart (systemctl restart scand)")
+                + " (SET takes: " + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
         }
         switch loaded {
         case .success(let config):

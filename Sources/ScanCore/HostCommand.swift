@@ -19,6 +19,13 @@ public enum HostCommand: Equatable, Sendable {
     /// The longest line accepted.
     public static let maxLength = 256
 
+    /// Whether `line` is an answer (`OK ...`, `ERR ...`, any case) rather than a command: the
+    /// serial door does not answer answers, so two ends that echo each other stop at once.
+    public static func isAnswer(_ line: String) -> Bool {
+        let word = line.trimmingSpaces.split(separator: " ", maxSplits: 1).first.map { $0.uppercased() }
+        return word == "OK" || word == "ERR"
+    }
+
     /// Parses one line (without its line end). Throws a message for the `ERR` answer.
     public static func parse(_ line: String) throws(HostCommandError) -> HostCommand {
         guard line.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7F }) else {

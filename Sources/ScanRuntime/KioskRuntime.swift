@@ -341,7 +341,14 @@ public actor KioskRuntime: Service {
                 let reply: String
                 switch item {
                 case .tooLong: reply = HostCommandError(line: "too long (at most \(HostCommand.maxLength) bytes)").answer
-                case .line(let text): reply = await answer(text)
+                case .line(let text):
+                    // An answer coming back (a host or a second scand echoing what it reads)
+                    // gets no answer: two ends answering each other's answers never stop.
+                    if HostCommand.isAnswer(text) {
+                        logger.debug("serial: an answer came back (\(PayloadText.escaped(String(text.prefix(80))))); not answered")
+                        continue
+                    }
+                    reply = await answer(text)
                 }
                 self.reply(reply, on: port)
             }

@@ -109,7 +109,7 @@ import Testing
     /// Lines good and bad for every command, as a host or a person typing would send them.
     static let lines: [String] = [
         "TRIGGER", "trigger", "STOP", "TORCH ON", "TORCH OFF", "TORCH AUTO", "TORCH DEFAULT", "torch on", "BEEP", "STATUS", "VERSION",
-        "SET scan.session_timeout_ms=4000", "SET scan.trigger=sometimes", "SET scan.session_timeout_ms=1", "SET camera.fps=10",
+        "SET scan.session_timeout_ms=4000", "SET scan.trigger=sometimes", "SET scan.session_timeout_ms=1", "SET camera.fps=10", "SET torch.skip_frames=3",
         "SET nonsense.key=1", "SET scan.viewport=hello", "SET scan.viewport=[0.5", "SET output.serial.device=/dev/null", "SET",
         "SET =5", "SET scan", "ACK 999", "ACK", "ACK x", "ACK -1", "TORCH", "TORCH MAYBE", "TRIGGER NOW", "STOP 2", "BEEP BEEP",
         "STATUS please", "VERSION 2", "LAUNCH", "FLY ME TO THE MOON", "   ", String(repeating: "X", count: 300),

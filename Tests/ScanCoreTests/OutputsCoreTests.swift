@@ -247,3 +247,10 @@ import Testing
         }
     }
 }
+
+extension HostCommandTests {
+    @Test func answersAreToldFromCommands() {
+        for line in ["OK TRIGGER", "ERR LAUNCH: unknown command", "ok", "err x", "  OK STATUS {}"] { #expect(HostCommand.isAnswer(line), "\(line)") }
+        for line in ["TRIGGER", "OKAY", "ERRATA", "STATUS", "", "SET ok=1"] { #expect(!HostCommand.isAnswer(line), "\(line)") }
+    }
+}
