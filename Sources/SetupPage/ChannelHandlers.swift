@@ -340,7 +340,7 @@ final class RequestHandler: ChannelInboundHandler {
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             promise.futureResult.assumeIsolated().whenSuccess { reply in
                 let (handler, context) = bound.value
-                handler.write(reply, for: h, close: !h.isKeepAlive, context)
+                handler.write(reply, for: h, close: !h.isKeepAlive || reply.endsConnection, context)
             }
         }
     }

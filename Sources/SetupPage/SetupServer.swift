@@ -235,6 +235,10 @@ public final class SetupServer: Sendable {
             .whole(status: status, type: "text/plain; charset=utf-8", body: Array((text + "\n").utf8), headers: [])
         }
         static func error(_ error: WebError) -> Reply { text(error.status, WebRules.errorText(error)) }
+
+        /// A 503 (a cap reached, no snapshot) ends its connection: a refused viewer or stream
+        /// client must not keep a connection slot while it retries.
+        var endsConnection: Bool { if case .whole(503, _, _, _) = self { true } else { false } }
     }
 
     enum StreamSource: Sendable {

@@ -329,6 +329,28 @@ import Glibc
         #expect((try? SetupPageTests.get(d.port, "/api/status"))?.status == 200)
     }
 
+    /// The ninth preview viewer is answered 503 and its connection closed (it kept its slot
+    /// open until the 30 s idle cut, so refused viewers filled the connection cap).
+    @Test func theNinthPreviewViewerIsRefusedAndClosed() async throws {
+        let d = try Daemon()
+        #expect(await d.ready(), "\(d.logText)")
+        var fds: [Int32] = []
+        defer { for fd in fds { close(fd) } }
+        for _ in 0..<8 {
+            guard let fd = SetupPageTests.connectTCP(d.port, receiveBuffer: 1024) else { continue }
+            _ = await Self.sendAll(fd, Array("GET /preview.mjpeg HTTP/1.1\r\n\(Self.host(d.port))\r\n".utf8), seconds: 1)
+            fds.append(fd)
+        }
+        try await Task.sleep(for: .seconds(1))
+        guard let ninth = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(ninth) }
+        _ = await Self.sendAll(ninth, Array("GET /preview.mjpeg HTTP/1.1\r\n\(Self.host(d.port))\r\n".utf8), seconds: 1)
+        let answer = await Self.answer(ninth, within: 5) // returns when the daemon closes it
+        #expect(answer.hasPrefix("HTTP/1.1 503") && answer.contains("ERR 503: 8 pages already watch the preview"), "\(answer.prefix(300))")
+        #expect(answer.lowercased().contains("connection: close"), "\(answer.prefix(300))")
+        #expect(Self.drain(ninth).closed, "the refused viewer's connection is closed")
+    }
+
     // MARK: - Item 9: a refused body is not the next request
 
     /// A body over 4 KiB is refused (413) and the connection closed: a request hidden in it is
