@@ -4,6 +4,9 @@ import ImageLoading
 import ScanConfig
 import ScanCore
 import ScanHardware
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `scand decode`: decode image files, like zbarimg.
 struct Decode: ParsableCommand {
@@ -117,7 +120,7 @@ struct Decode: ParsableCommand {
                                      stopsAtFirstCode: false)
         }
         let viewport = roi?.viewport ?? .full
-        var anyMissing = false, anyError = false, codes = 0, images = 0
+        var anyMissing = false, anyError = false, codes = 0, images = 0, withCode = 0
         let clock = ContinuousClock()
         let started = clock.now
         for path in files {
@@ -135,6 +138,7 @@ struct Decode: ParsableCommand {
             if upceExpand { symbols = symbols.map(UPCE.expanded) }
             images += 1
             codes += symbols.count
+            if !symbols.isEmpty { withCode += 1 }
             if symbols.isEmpty {
                 anyMissing = true
                 if !quiet { printError("scand decode: \(path): no code found") }
@@ -143,14 +147,22 @@ struct Decode: ParsableCommand {
                 print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed))
             } else {
                 for symbol in symbols {
-                    print(raw ? symbol.transmitted : "\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.transmitted))")
+                    if raw {
+                        // The payload's bytes as decoded (not re-encoded as text), then its add-on.
+                        let line = symbol.bytes + Array(symbol.addOn.map { symbol.addOnSeparator + $0 }?.utf8 ?? "".utf8) + [10]
+                        writeStandardOutput(line)
+                    } else {
+                        print("\(symbol.symbology.rawValue):\(PayloadText.escaped(symbol.transmitted))")
+                    }
                 }
             }
         }
         if !quiet {
             let cs = Int(((clock.now - started).milliseconds / 10).rounded())
             let seconds = "\(cs / 100).\(cs % 100 < 10 ? "0" : "")\(cs % 100)"
-            printError("scand decode: \(codes) code\(codes == 1 ? "" : "s") from \(images) of \(files.count) image\(files.count == 1 ? "" : "s") in \(seconds) s")
+            let unread = files.count - images
+            printError("scand decode: \(codes) code\(codes == 1 ? "" : "s") in \(withCode) of \(files.count) image\(files.count == 1 ? "" : "s")"
+                       + (unread > 0 ? " (\(unread) could not be read)" : "") + " in \(seconds) s")
         }
         if anyError { throw ExitCode(2) }
         if anyMissing { throw ExitCode(noCodeStatus) }

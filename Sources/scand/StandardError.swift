@@ -57,3 +57,15 @@ struct TerminalLogHandler: LogHandler {
             + (ms < 10 ? "00" : ms < 100 ? "0" : "") + "\(ms)"
     }
 }
+
+/// `bytes` on standard output as they are (after anything `print` buffered).
+func writeStandardOutput(_ bytes: [UInt8]) {
+    fflush(nil)
+    var rest = bytes[...]
+    while !rest.isEmpty {
+        let n = rest.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        rest = rest.dropFirst(n)
+    }
+}
