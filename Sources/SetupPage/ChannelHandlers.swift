@@ -77,15 +77,18 @@ final class AcceptWatch: ChannelInboundHandler {
     typealias InboundIn = Channel
     let pause: AcceptPause
     let logger: Logger
+    /// Which listener: "setup page" or "control socket".
+    let door: String
 
-    init(pause: AcceptPause, logger: Logger) {
+    init(pause: AcceptPause, logger: Logger, door: String) {
         self.pause = pause
         self.logger = logger
+        self.door = door
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let failures = pause.reset()
-        if failures > 0 { logger.notice("setup page: accepting connections again after \(failures) failed accepts") }
+        if failures > 0 { logger.notice("\(door): accepting connections again after \(failures) failed accepts") }
         context.fireChannelRead(data)
     }
 
@@ -94,7 +97,7 @@ final class AcceptWatch: ChannelInboundHandler {
         let wait = pause.next()
         let failures = pause.failures
         if failures == 1 || failures % 100 == 0 {
-            logger.warning("setup page: accept failed (\(error)); not listening for \(wait.nanoseconds / 1_000_000) ms, then again")
+            logger.warning("\(door): accept failed (\(error)); not listening for \(wait.nanoseconds / 1_000_000) ms, then again")
         }
         pause.closedFor(wait)
         context.close(promise: nil)
@@ -365,7 +368,8 @@ final class RequestHandler: ChannelInboundHandler {
         let (path, query) = Self.split(h.uri)
         func one(_ name: String, twice: String) -> String? {
             let values = h.headers[name]
-            return values.count > 1 ? twice : values.first
+            // A field value's surrounding whitespace is not part of it (RFC 9110, 5.5).
+            return values.count > 1 ? twice : values.first.map { trimmed($0[...], " \t") }
         }
         let peer = context.channel.remoteAddress?.ipAddress ?? ""
         let facts = WebRules.Head(method: h.method.rawValue, path: path, host: one("host", twice: ""), origin: one("origin", twice: "null"),

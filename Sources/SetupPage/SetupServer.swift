@@ -149,6 +149,9 @@ public final class SetupServer: Sendable {
         case tcp(WebRules.Listener)
         /// The control socket: its file mode already decided.
         case unix
+
+        /// How the log names it.
+        var name: String { if case .unix = self { "control socket" } else { "setup page" } }
     }
 
     /// Listens until cancelled. At the descriptor limit `AcceptWatch` closes the listener; this
@@ -193,7 +196,7 @@ public final class SetupServer: Sendable {
             .serverChannelOption(.backlog, value: 128)
             .serverChannelInitializer { channel in
                 do {
-                    try channel.pipeline.syncOperations.addHandler(AcceptWatch(pause: pause, logger: logger))
+                    try channel.pipeline.syncOperations.addHandler(AcceptWatch(pause: pause, logger: logger, door: door.name))
                 } catch { return channel.eventLoop.makeFailedFuture(error) }
                 return channel.eventLoop.makeSucceededVoidFuture()
             }

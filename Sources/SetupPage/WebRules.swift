@@ -273,7 +273,7 @@ public struct WebError: Error, Equatable, Sendable {
 }
 
 /// `text` without the characters of `set` at either end.
-private func trimmed<S: StringProtocol>(_ text: S, _ set: String) -> String {
+func trimmed<S: StringProtocol>(_ text: S, _ set: String) -> String {
     let drop = Set(set.unicodeScalars)
     var s = Substring(text).unicodeScalars[...]
     while let f = s.first, drop.contains(f) { s.removeFirst() }

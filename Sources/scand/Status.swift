@@ -78,8 +78,16 @@ struct Status: ParsableCommand {
             socket = loaded.controlSocket
             statusFile = file ?? loaded.statusFile
         } catch {
-            // With --file the config only names the socket: one that cannot be read leaves the file.
-            if file == nil { printError("\(error)"); throw ExitCode(1) }
+            if access(config, F_OK) != 0 {
+                // No config file (scand not installed here, or installed elsewhere): ask where a
+                // default install answers, and say what was tried.
+                let defaults = ScandConfig()
+                socket = defaults.controlSocket
+                statusFile = file ?? defaults.statusFile
+            } else if file == nil {
+                // With --file the config only names the socket: one that cannot be read leaves the file.
+                printError("\(error)"); throw ExitCode(1)
+            }
         }
         if let socket, let response = try UnixHTTP.askDaemon(socket, target: "/api/status", for: "status") {
             return (response.body, "the daemon's answer on \(socket)", false)

@@ -40,6 +40,12 @@ import Testing
         #expect(both.status == 1)
         #expect(both.stderr == "scand status: no scand is running (nothing listens on the control socket \(socket), and there is no status file \(file))\n",
                 "\(both.stderr)")
+
+        // No config file at all (the default /etc/scand/scand.toml on a machine without the
+        // package): the default install's socket is asked, and the line says so.
+        let none = try Run.scand(["status", "--config", dir.appendingPathComponent("missing.toml").path])
+        #expect(none.status == 1)
+        #expect(none.stderr.hasPrefix("scand status: no scand is running (") && none.stderr.contains("/run/scand/control.sock"), "\(none.stderr)")
     }
 
     @Test func theStatusFileIsTheFallback() throws {
