@@ -25,7 +25,7 @@ san=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$B/mod" -I "$B/cmod")
 stamp="$B/stamp"
 # Delivery's pure parts (formats, the HID tables, the outbox reader) as a module of their own:
 # the rest of Delivery needs swift-log, which these targets do without.
-delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
+delivery="Sources/Delivery/OutputFormat.swift Sources/Delivery/PayloadLogging.swift Sources/Delivery/HIDKeyboard.swift Sources/Delivery/OutboxLog.swift Sources/Delivery/AckWindow.swift"
 sources=$(ls Sources/POSIX/*.swift Sources/ScanCore/*.swift Sources/ScanHardware/*.swift Sources/ScanConfig/*.swift Sources/ImageLoading/*.swift $delivery Sources/SetupPage/WebRules.swift Sources/SetupPage/RequestHeadLimits.swift \
   Sources/CImageCodecs/*.c Sources/CImageCodecs/include/*.h Sources/Decoding/ContrastGate.swift Sources/Decoding/RegionFinder.swift Sources/Decoding/EdgeCells.swift Sources/Decoding/IntegralImage.swift \
   Sources/Decoding/AztecGrid.swift Sources/Decoding/AztecRune.swift Sources/Decoding/DataMatrixGrid.swift Sources/Decoding/DataMatrixGeometry.swift Sources/Decoding/BarRun.swift Sources/Decoding/BarcodeDecoder.swift \

@@ -53,7 +53,7 @@ public final class Outbox: Sendable {
     private let file: OutboxFile?
     /// Held for every change of the file, with the change of `state` that goes with it: a
     /// rewrite never misses an append made meanwhile, and a cut-back never cuts another's line.
-    private let io = Locked(())
+    private let io = ThreadLock()
 
     /// Opens (or creates) the outbox at `path`; nil keeps it in memory only. Entries pending in
     /// the file are pending again; damaged lines are skipped and listed in `problems`. A file
@@ -73,7 +73,7 @@ public final class Outbox: Sendable {
         }
         var problems = contents.problems
         let state = self.state
-        if let failure = io.withLock({ _ in Self.compact(file, state) }) {
+        if let failure = io.withLock({ Self.compact(file, state) }) {
             guard failure.errno == ENOSPC || failure.errno == EDQUOT else { throw Self.error(failure, path) }
             let keep = (bytes.lastIndex(of: 10) ?? -1) + 1
             let cut = keep < bytes.count ? file.cutTornTail(keep: keep).map { "; cutting its torn last line off failed: \($0)" } ?? "; its torn last line was cut off" : ""
@@ -98,7 +98,7 @@ public final class Outbox: Sendable {
     /// the `reject-new` policy refuses it.
     @discardableResult
     public func add(_ entry: Entry, held: Bool = false) throws(HardwareError) -> Added {
-        try io.withLock { _ throws(HardwareError) -> Added in
+        try io.withLock { () throws(HardwareError) -> Added in
             var added = Added()
             // A held result added again: released (it is on disk already).
             if !held, state.withLock({ $0.held.remove(entry.seq) != nil }) { return added }
@@ -138,7 +138,7 @@ public final class Outbox: Sendable {
     public func park(_ seq: Int) { finish(seq, mark: "K") }
 
     private func finish(_ seq: Int, mark: String) {
-        io.withLock { _ in
+        io.withLock {
             let had = state.withLock { s -> Bool in
                 guard let i = s.pending.firstIndex(where: { $0.seq == seq }) else { return false }
                 s.pending.remove(at: i)

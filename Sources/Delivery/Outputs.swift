@@ -86,7 +86,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
         var parked = 0
     }
     private let state: Locked<State>
-    private let lock = Locked(())
+    private let lock = ThreadLock()
 
     public init(name: String, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
                 requiresAck: Bool = false, resendAfter: Int = 5, logger: Logger = Logger(label: "scand.output"),
@@ -122,7 +122,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
 
     /// Writes every pending result not yet sent, in order; parks what can never be written.
     func flush() throws {
-        try lock.withLock { _ in
+        try lock.withLock {
             for entry in outbox.pending where !state.withLock({ $0.window.isWaiting(entry.seq) }) {
                 try send(entry)
             }
@@ -155,7 +155,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
     /// awaited, and send it again.
     public func acknowledge(_ seq: Int) -> Bool {
         guard requiresAck else { return false }
-        return lock.withLock { _ in
+        return lock.withLock {
             guard state.withLock({ $0.window.acknowledge(seq) }) else { return false }
             outbox.done(seq)
             return true
@@ -285,34 +285,5 @@ public struct LogOutput: ResultOutput {
         // An EAN/UPC add-on (a book's price, a magazine's issue) is part of what was read.
         if let addOn = s.addOn { metadata["addon"] = "\(addOn)" }
         logger.notice("read \(s.symbology.rawValue): \(payloads.shown(s))", metadata: metadata)
-    }
-}
-
-/// How much of a payload the log shows (`log.payloads`): the outputs always get it whole.
-public enum PayloadLogging: String, Sendable, Equatable, CaseIterable {
-    /// The text as read (control characters escaped).
-    case full
-    /// The payload's type and the fields scand finds in it, secrets left out (a Wi-Fi
-    /// password); a plain text payload shows as its type and length.
-    case type
-    /// The type and length only: no part of any payload is logged.
-    case redacted
-
-    /// Fields never logged unless `full`.
-    static let secrets: Set<String> = ["password"]
-
-    /// What the log line shows of `symbol`'s payload.
-    public func shown(_ symbol: Symbol) -> String {
-        let info = PayloadClassifier.classify(symbol)
-        let size = "\(info.kind.rawValue), \(symbol.bytes.count) bytes"
-        switch self {
-        case .full: return PayloadText.escaped(symbol.text)
-        case .redacted: return size
-        case .type:
-            let fields = info.fields.filter { !Self.secrets.contains($0.0) && $0.1 != symbol.text }
-            let hidden = info.fields.contains { Self.secrets.contains($0.0) } ? " (password not logged)" : ""
-            guard !fields.isEmpty else { return size + hidden }
-            return size + ": " + fields.map { "\($0.0)=\(PayloadText.escaped(String($0.1.prefix(80))))" }.joined(separator: " ") + hidden
-        }
     }
 }

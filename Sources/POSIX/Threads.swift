@@ -56,3 +56,29 @@ public final class Locked<State>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+/// A pthread mutex guarding no value of its own: a stretch of work done by one thread at a
+/// time (a file's writes, an output's flush). Not `Locked(())`: ThreadSanitizer takes the
+/// `inout` access to a state of no size for an access to the object itself, and reported two
+/// threads meeting at such a lock as a race.
+public final class ThreadLock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    public init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

@@ -13,7 +13,7 @@ public final class PseudoTerminal: SerialPort, Sendable {
     private let fd: Descriptor
     private let hostFD: Descriptor
     /// Held for a whole write: writes never interleave.
-    private let writing = Locked(())
+    private let writing = ThreadLock()
 
     public init() throws(HardwareError) {
         var master: Int32 = -1, slave: Int32 = -1
@@ -80,7 +80,7 @@ public final class PseudoTerminal: SerialPort, Sendable {
 
     public func write(_ bytes: [UInt8]) throws(HardwareError) {
         let name = self.name
-        try writing.withLock { _ throws(HardwareError) in
+        try writing.withLock { () throws(HardwareError) in
             let written: Void? = try fd.use { fd throws(HardwareError) in
                 var rest = bytes[...]
                 while !rest.isEmpty {
