@@ -29,7 +29,8 @@ for page in "$out"/scand.*.1; do
       { print }' "$page" > "$out/$name.1"
   rm "$page"
 done
-# Cross references (SEE ALSO) by the new names.
+# Cross references (SEE ALSO) by the new names; a blank line of a description (between its
+# paragraphs) becomes a paragraph break (groff warns of an empty input line, and lintian with it).
 for page in "$out"/*.1; do
-  awk '/^\.Xr scand\./ { gsub(/\./, "-", $2) } { print }' "$page" > "$page.tmp" && mv "$page.tmp" "$page"
+  awk '/^\.Xr scand\./ { gsub(/\./, "-", $2) } /^[[:space:]]*$/ { print ".Pp"; next } { print }' "$page" > "$page.tmp" && mv "$page.tmp" "$page"
 done
