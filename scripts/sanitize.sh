@@ -20,5 +20,6 @@ fi
 # them too (about 20 minutes more).
 skip=(--skip "$(scripts/attack-suites.sh)")
 [ "${1:-}" = "--all" ] && skip=()
-ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0 swift test --scratch-path .build-asan --sanitize=address --no-parallel "${skip[@]}"
-TSAN_OPTIONS=die_after_fork=0 swift test --scratch-path .build-tsan --sanitize=thread --no-parallel "${skip[@]}"
+# Bounds (scripts/bounded.sh) of about three times a run's length with its build.
+ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=0 scripts/bounded.sh 30 swift test --scratch-path .build-asan --sanitize=address --no-parallel "${skip[@]}"
+TSAN_OPTIONS=die_after_fork=0 scripts/bounded.sh 45 swift test --scratch-path .build-tsan --sanitize=thread --no-parallel "${skip[@]}"

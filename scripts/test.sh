@@ -16,10 +16,11 @@ alone="$(scripts/attack-suites.sh)|V4L2CameraTests|LibcameraCameraTests"
 # read the next tests' host lines. None should be there; any that are, go before each phase.
 reap() { for p in $(pgrep -f 'scand run --config /tmp/scand-' || true); do [ "$(ps -o ppid= -p "$p" | tr -d ' ')" != 1 ] || kill "$p" 2>/dev/null || true; done; }
 reap
-# Line-buffered: when a test hangs, the log shows which one (a pipe's block buffer hid it).
-stdbuf -oL -eL swift test --skip-build --skip "$alone"
+# Each test phase has a bound (scripts/bounded.sh): a test that hangs stops its phase with the
+# tests still running named, instead of holding CI until its own limit.
+scripts/bounded.sh 20 swift test --skip-build --skip "$alone"
 reap
-stdbuf -oL -eL swift test --skip-build --filter "$alone" --no-parallel
+scripts/bounded.sh 15 swift test --skip-build --filter "$alone" --no-parallel
 reap
 # The suite again under AddressSanitizer and ThreadSanitizer.
 scripts/sanitize.sh

@@ -49,7 +49,7 @@ import Testing
             try ChildProcess.launch(process) // with no signal blocked, as a service manager starts it
         }
 
-        deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        deinit { ChildProcess.stop(process) }
 
         /// The daemon's log so far (bytes that are not UTF-8 shown as U+FFFD, never an empty text).
         var logText: String {

@@ -63,8 +63,7 @@ import Testing
         // after it was written) and it has ended: nothing more can come, so what the host has
         // then is all it will ever get (no press in this run).
         #expect(await Poll.until { FileManager.default.fileExists(atPath: status.path) && pending() == 0 }, "the outbox is emptied")
-        second.terminate()
-        second.waitUntilExit()
+        ChildProcess.stop(second)
         received += String(decoding: host.readFromHost(), as: UTF8.self)
         let lines = received.split(separator: "\r\n").map(String.init)
         #expect(lines.count == stored, "each stored result exactly once: \(lines)")

@@ -73,7 +73,7 @@ import Testing
         }
 
         deinit {
-            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            ChildProcess.stop(process)
             try? FileManager.default.removeItem(at: dir)
         }
 

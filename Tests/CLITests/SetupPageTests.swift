@@ -46,7 +46,7 @@ import Glibc
             try ChildProcess.launch(process)
         }
 
-        deinit { if process.isRunning { process.terminate(); process.waitUntilExit() } }
+        deinit { ChildProcess.stop(process) }
 
         var logText: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 

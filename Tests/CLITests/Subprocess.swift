@@ -33,7 +33,8 @@ struct Run {
         return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("scand")
     }()
 
-    static func scand(_ arguments: [String], currentDirectory: URL? = nil) throws -> Run {
+    /// `scand arguments`, killed if it has not ended after `limit` seconds.
+    static func scand(_ arguments: [String], currentDirectory: URL? = nil, limit: Double = 600) throws -> Run {
         let process = Process()
         process.executableURL = scand
         process.arguments = arguments
@@ -42,6 +43,11 @@ struct Run {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // A command that never ends is killed after `limit` (the test then fails on its status)
+        // instead of holding the suite until CI's own limit.
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: watchdog)
+        defer { watchdog.cancel() }
         // stderr read beside stdout: a child that fills one pipe while the other is read would
         // otherwise never end.
         let errData = Locked(Data())
@@ -109,6 +115,26 @@ enum ChildProcess {
         process.standardOutput = FileHandle.nullDevice
         try launch(process)
         return process
+    }
+
+    /// For a `deinit` (it cannot await): SIGTERM, SIGKILL if it is still there after `seconds`,
+    /// then its end. (`terminate(); waitUntilExit()` waits forever for a daemon that hangs.)
+    static func stop(_ p: Process, seconds: Double = 10) {
+        guard p.isRunning else { return }
+        kill(p.processIdentifier, SIGTERM)
+        wait(p, seconds: seconds)
+    }
+
+    /// Waits up to `seconds` for `p` to end, then SIGKILLs it and waits for that; true if it
+    /// ended by itself.
+    @discardableResult
+    static func wait(_ p: Process, seconds: Double) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while p.isRunning && Date() < end { usleep(10_000) }
+        let byItself = !p.isRunning
+        if !byItself { kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+        return byItself
     }
 
     /// SIGTERM, and SIGKILL if it is still there after 3 s.

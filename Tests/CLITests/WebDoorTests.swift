@@ -44,7 +44,7 @@ import Glibc
         }
 
         deinit {
-            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            ChildProcess.stop(process)
             try? FileManager.default.removeItem(at: dir)
         }
 

@@ -7,7 +7,7 @@ usage: browser.py URL SCREENSHOT.png [--expect TEXT] [--timeout SECONDS] [--afte
 (--after: a second screenshot once the read is listed, the located code outlined; --no-trigger:
 report the page as loaded, with the status shown, and click nothing)
 """
-import base64, json, os, socket, struct, subprocess, sys, tempfile, time, urllib.request
+import base64, json, os, queue, socket, struct, subprocess, sys, tempfile, threading, time, urllib.request
 
 
 class DevTools:
@@ -109,9 +109,16 @@ def main():
     try:
         port = None
         deadline = time.time() + timeout
-        while port is None and time.time() < deadline:
-            line = browser.stderr.readline()
-            if not line:
+        # chromium's stderr, read by a thread (all of it: a full pipe would stop chromium
+        # mid-write); the wait for its DevTools line is bounded.
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(l) for l in browser.stderr] + [lines.put(None)], daemon=True).start()
+        while port is None:
+            try:
+                line = lines.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                raise RuntimeError(f"chromium did not listen for DevTools within {timeout} s")
+            if line is None:
                 raise RuntimeError("chromium ended before it listened for DevTools")
             if "DevTools listening on ws://" in line:
                 port = int(line.split("ws://")[1].split("/")[0].split(":")[1])
