@@ -31,7 +31,7 @@ mkdir -p /tmp/boards
 printf 'name = "lab"\nchip = "scand-sim"\n[pins]\n' > /tmp/boards/lab.toml
 cat > /tmp/scand.toml <<CONFIG
 hardware = "linux"
-log_level = "info"
+log_level = "debug"   # the feedback and the watch rate are logged at debug
 [camera]
 device = "$CAP"
 width = 640
