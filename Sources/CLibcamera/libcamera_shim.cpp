@@ -523,6 +523,46 @@ extern "C" int scand_lc_autofocus(scand_lc_camera *c, char *err, size_t errlen) 
 #endif
 }
 
+extern "C" int scand_lc_set_focus(scand_lc_camera *c, int mode, double dioptres, double *taken, char *err, size_t errlen) {
+#if SCAND_LC_HAS_AUTOFOCUS
+    std::lock_guard<std::mutex> hold(c->state_lock);
+    try {
+        const ControlInfoMap &map = c->cam->controls();
+        bool hasAfMode = map.find(controls::AfMode.id()) != map.end();
+        switch (mode) {
+        case SCAND_LC_FOCUS_ON_REQUEST:
+        case SCAND_LC_FOCUS_CONTINUOUS:
+            if (!hasAfMode) return fail(err, errlen, -ENOTSUP, "the camera has no autofocus (AfMode)");
+            if (mode == SCAND_LC_FOCUS_ON_REQUEST) {
+                c->pending[controls::AfMode.id()] = ControlValue((int32_t)controls::AfModeAuto);
+            } else {
+                c->pending[controls::AfMode.id()] = ControlValue((int32_t)controls::AfModeContinuous);
+            }
+            return 0;
+        case SCAND_LC_FOCUS_MANUAL: {
+            auto it = map.find(controls::LensPosition.id());
+            if (it == map.end()) return fail(err, errlen, -ENOTSUP, "the camera has no lens position control (LensPosition)");
+            double lo, hi;
+            if (value_as_double(it->second.min(), &lo) && value_as_double(it->second.max(), &hi) && lo <= hi)
+                dioptres = std::min(std::max(dioptres, lo), hi);
+            if (hasAfMode) c->pending[controls::AfMode.id()] = ControlValue((int32_t)controls::AfModeManual);
+            c->pending[controls::LensPosition.id()] = ControlValue((float)dioptres);
+            if (taken) *taken = dioptres;
+            return 0;
+        }
+        default:
+            return fail(err, errlen, -EINVAL, "focus mode " + std::to_string(mode) + " is not one scand knows");
+        }
+    } catch (const std::exception &e) {
+        return fail(err, errlen, -EIO, std::string("libcamera: ") + e.what());
+    }
+#else
+    (void)c; (void)mode; (void)dioptres; (void)taken;
+    return fail(err, errlen, -ENOTSUP, "libcamera " SCAND_STR(LIBCAMERA_VERSION_MAJOR) "." SCAND_STR(LIBCAMERA_VERSION_MINOR) "."
+                SCAND_STR(LIBCAMERA_VERSION_PATCH) " has no autofocus controls (AfMode came in 0.0.4)");
+#endif
+}
+
 extern "C" int scand_lc_check(const scand_lc_camera *c) {
     std::lock_guard<std::mutex> hold(const_cast<scand_lc_camera *>(c)->done_lock);
     return c->disconnected ? -ENODEV : 0;

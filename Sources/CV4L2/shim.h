@@ -53,6 +53,7 @@ static const uint32_t scand_V4L2_CID_EXPOSURE_AUTO = V4L2_CID_EXPOSURE_AUTO;
 static const uint32_t scand_V4L2_CID_EXPOSURE_ABSOLUTE = V4L2_CID_EXPOSURE_ABSOLUTE;
 static const uint32_t scand_V4L2_CID_FOCUS_AUTO = V4L2_CID_FOCUS_AUTO;
 static const uint32_t scand_V4L2_CID_FOCUS_ABSOLUTE = V4L2_CID_FOCUS_ABSOLUTE;
+static const uint32_t scand_V4L2_CID_AUTO_FOCUS_START = V4L2_CID_AUTO_FOCUS_START;
 static const uint32_t scand_V4L2_CTRL_FLAG_NEXT_CTRL = V4L2_CTRL_FLAG_NEXT_CTRL;
 
 /// mmap(2) of a buffer for reading.

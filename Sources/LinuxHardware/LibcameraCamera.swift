@@ -56,6 +56,10 @@ public final class LibcameraCamera: FrameSource, Sendable {
         /// Values set since the camera opened, by libcamera's name (libcamera reads none back).
         var values: [String: Double] = [:]
         var dropped = 0
+        /// The lens mode the kiosk set since the camera opened, asked again at every start.
+        var focus: FocusMode?
+        /// An autofocus cycle asked for while not streaming: started with the stream.
+        var autofocusDue = false
     }
     private let state = Locked(State())
 
@@ -145,7 +149,7 @@ public final class LibcameraCamera: FrameSource, Sendable {
     /// Stops streaming and releases the camera (`Camera::release`).
     public func close() {
         let (device, stream) = state.withLock { s -> ((any LibcameraDevice)?, LibcameraStream?) in
-            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil; s.device = nil }
+            defer { s.dropped += s.stream?.dropped ?? 0; s.stream = nil; s.device = nil; s.focus = nil; s.autofocusDue = false }
             return (s.device, s.stream)
         }
         stream?.stop()
@@ -168,8 +172,56 @@ public final class LibcameraCamera: FrameSource, Sendable {
         guard let (device, negotiated) = state.withLock({ s in s.device.flatMap { d in s.negotiated.map { (d, $0) } } }) else {
             throw HardwareError(.disconnected, operation: "Camera::start", device: name, errno: EBADF, hint: "the camera is not open")
         }
+        // The lens mode goes with the start's controls; a cycle asked for before the start goes
+        // with the first request queued back, once the camera runs (libcamera's AF algorithm
+        // takes its trigger on a running camera).
+        let (focus, cycle) = state.withLock { s in defer { s.autofocusDue = false }; return (s.focus, s.autofocusDue) }
+        if let focus { try? device.setFocus(focus) }
         let stream = try LibcameraStream(camera: self, device: device, format: negotiated, sys: sys, stallTimeoutMs: settings.stallTimeoutMs)
         state.withLock { $0.stream = stream }
+        if cycle { try? device.autofocus() }
+    }
+
+    // MARK: Focus
+
+    /// Puts the lens in `mode` (`AfMode`, and `LensPosition` for `.manual`) from the next
+    /// requests, and again at every start. Throws `noFocusControl` when the camera has no
+    /// autofocus (or lens position control), or libcamera is older than 0.0.4.
+    public func setFocus(_ mode: FocusMode) throws(HardwareError) {
+        let operation = if case .manual = mode { "LensPosition" } else { "AfMode" }
+        guard let device = state.withLock({ $0.device }) else {
+            throw HardwareError(.disconnected, operation: operation, device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        do { try device.setFocus(mode) } catch {
+            if error.errno == ENOTSUP {
+                var e = HardwareError.noFocusControl(mode, operation: operation, device: name, errno: ENOTSUP)
+                e.hint = error.message.isEmpty ? e.hint : "\(error.message); it keeps its lens where it is"
+                throw e
+            }
+            throw hardwareError(error)
+        }
+        state.withLock { $0.focus = mode }
+    }
+
+    /// Starts one autofocus cycle (`AfTrigger` Start in `AfMode` Auto) with the next request;
+    /// asked while not streaming, with the stream's start.
+    public func startAutofocus() throws(HardwareError) {
+        guard let (device, streaming) = state.withLock({ s in s.device.map { ($0, s.stream != nil) } }) else {
+            throw HardwareError(.disconnected, operation: "AfTrigger", device: name, errno: EBADF, hint: "the camera is not open")
+        }
+        guard streaming else {
+            // The shim answers ENOTSUP without the controls: asked now, carried out at the start.
+            do { try device.setFocus(.onRequest) } catch {
+                if error.errno == ENOTSUP { throw .noFocusControl(.onRequest, operation: "AfTrigger", device: name, errno: ENOTSUP) }
+                throw hardwareError(error)
+            }
+            state.withLock { $0.autofocusDue = true }
+            return
+        }
+        do { try device.autofocus() } catch {
+            if error.errno == ENOTSUP { throw .noFocusControl(.onRequest, operation: "AfTrigger", device: name, errno: ENOTSUP) }
+            throw hardwareError(error)
+        }
     }
 
     /// Stops the camera (`Camera::stop`) after its reader thread has ended.

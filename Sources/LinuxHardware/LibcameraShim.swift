@@ -124,6 +124,13 @@ public protocol LibcameraDevice: AnyObject, Sendable {
     /// Asks for `fps` frames per second from the next requests (FrameDurationLimits); returns the
     /// rate in effect. Throws ENOTSUP when the camera has no frame duration control.
     func setFrameRate(_ fps: Int) throws(LibcameraShimError) -> Int
+    /// Puts the lens in `mode` from the next requests (and the start): `AfMode` Auto (on
+    /// request) or Continuous, or Manual with `LensPosition` (clamped to its range). Throws
+    /// ENOTSUP when the camera, or a libcamera before 0.0.4, has no such control.
+    func setFocus(_ mode: FocusMode) throws(LibcameraShimError)
+    /// Starts one autofocus cycle with the next request (`AfMode` Auto, `AfTrigger` Start).
+    /// Throws ENOTSUP as `setFocus` does.
+    func autofocus() throws(LibcameraShimError)
     /// Throws ENODEV once libcamera reported the camera disconnected.
     func check() throws(LibcameraShimError)
     /// Releases the camera (`Camera::release`); calls after it fail with EBADF.
@@ -264,6 +271,28 @@ final class SystemLibcameraDevice: LibcameraDevice, @unchecked Sendable {
             let rc = err.call { scand_lc_set_frame_rate(camera, Int32(clamping: fps), &taken, $0, $1) }
             guard rc == 0 else { throw err.error("FrameDurationLimits", rc) }
             return Int(taken)
+        }
+    }
+
+    func setFocus(_ mode: FocusMode) throws(LibcameraShimError) {
+        let (code, dioptres): (Int32, Double) = switch mode {
+        case .onRequest: (Int32(SCAND_LC_FOCUS_ON_REQUEST), 0)
+        case .continuous: (Int32(SCAND_LC_FOCUS_CONTINUOUS), 0)
+        case .manual(let d): (Int32(SCAND_LC_FOCUS_MANUAL), d)
+        }
+        try with("AfMode") { camera throws(LibcameraShimError) in
+            var taken = dioptres
+            var err = ShimMessage()
+            let rc = err.call { scand_lc_set_focus(camera, code, dioptres, &taken, $0, $1) }
+            guard rc == 0 else { throw err.error("AfMode", rc) }
+        }
+    }
+
+    func autofocus() throws(LibcameraShimError) {
+        try with("AfTrigger") { camera throws(LibcameraShimError) in
+            var err = ShimMessage()
+            let rc = err.call { scand_lc_autofocus(camera, $0, $1) }
+            guard rc == 0 else { throw err.error("AfTrigger", rc) }
         }
     }
 

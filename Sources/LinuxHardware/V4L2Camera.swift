@@ -72,7 +72,12 @@ public final class V4L2Camera: FrameSource, Sendable {
         /// The last stopped stream's buffers while anything still maps them.
         weak var stoppedRing: BufferRing?
         var dropped = 0
+        /// How a press focuses, once `setFocus(.onRequest)` took: one cycle
+        /// (`V4L2_CID_AUTO_FOCUS_START`) or, emulated, continuous autofocus restarted.
+        var cycle: FocusCycle?
     }
+
+    enum FocusCycle { case oneShot, restartContinuous }
     private let state: Locked<State>
 
     /// `converting` is the call set used when the camera offers none of `settings.formats`
@@ -210,7 +215,7 @@ public final class V4L2Camera: FrameSource, Sendable {
 
     public func close() {
         let (fd, sys, stream) = state.withLock { s -> (Int32, Syscalls, Stream?) in
-            defer { s.fd = -1; s.dropped += s.stream?.dropped ?? 0; s.stream = nil }
+            defer { s.fd = -1; s.dropped += s.stream?.dropped ?? 0; s.stream = nil; s.cycle = nil }
             return (s.fd, s.sys, s.stream)
         }
         stream?.stop()
@@ -341,5 +346,84 @@ extension V4L2Camera {
         }
         let t = parm.parm.capture.timeperframe
         return t.numerator > 0 ? Int((Double(t.denominator) / Double(t.numerator)).rounded()) : want
+    }
+}
+
+extension V4L2Camera {
+    /// `camera.focus` through the focus controls (`VIDIOC_QUERYCTRL`, `VIDIOC_S_CTRL`):
+    /// `.continuous` sets `V4L2_CID_FOCUS_AUTO` to 1; `.onRequest` sets it to 0 where the camera
+    /// has `V4L2_CID_AUTO_FOCUS_START` (one cycle per `startAutofocus`), and on a camera with
+    /// only `V4L2_CID_FOCUS_AUTO` (most USB webcams) emulates it: continuous autofocus, which a
+    /// cycle restarts; `.manual` sets `V4L2_CID_FOCUS_AUTO` to 0 and `V4L2_CID_FOCUS_ABSOLUTE`
+    /// to the dioptres mapped onto its range (V4L2 gives it no unit: 0 dioptres at its minimum,
+    /// `Self.nearestDioptres` and nearer at its maximum). A camera without the controls throws
+    /// `noFocusControl`.
+    public func setFocus(_ mode: FocusMode) throws(HardwareError) {
+        let (fd, sys) = try openDescriptor("VIDIOC_S_CTRL")
+        let auto = query(fd, sys, scand_V4L2_CID_FOCUS_AUTO) != nil
+        var cycle: FocusCycle?
+        switch mode {
+        case .continuous:
+            guard auto else { throw .noFocusControl(mode, operation: "V4L2_CID_FOCUS_AUTO", device: name, errno: EINVAL) }
+            try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 1)
+        case .onRequest:
+            if query(fd, sys, scand_V4L2_CID_AUTO_FOCUS_START) != nil {
+                if auto { try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 0) }
+                cycle = .oneShot
+            } else if auto {
+                try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 1)
+                cycle = .restartContinuous
+            } else {
+                throw .noFocusControl(mode, operation: "V4L2_CID_AUTO_FOCUS_START", device: name, errno: EINVAL)
+            }
+        case .manual(let dioptres):
+            guard let range = query(fd, sys, scand_V4L2_CID_FOCUS_ABSOLUTE) else {
+                throw .noFocusControl(mode, operation: "V4L2_CID_FOCUS_ABSOLUTE", device: name, errno: EINVAL)
+            }
+            if auto { try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 0) }
+            try set(fd, sys, scand_V4L2_CID_FOCUS_ABSOLUTE, "V4L2_CID_FOCUS_ABSOLUTE", Self.absoluteFocus(dioptres, range: range))
+        }
+        state.withLock { $0.cycle = cycle }
+    }
+
+    /// One autofocus cycle now: `V4L2_CID_AUTO_FOCUS_START`, or (emulated on a camera with only
+    /// `V4L2_CID_FOCUS_AUTO`) continuous autofocus turned off and on, which makes it search again.
+    public func startAutofocus() throws(HardwareError) {
+        let (fd, sys) = try openDescriptor("VIDIOC_S_CTRL")
+        switch state.withLock({ $0.cycle }) {
+        case .oneShot?:
+            try set(fd, sys, scand_V4L2_CID_AUTO_FOCUS_START, "V4L2_CID_AUTO_FOCUS_START", 1)
+        case .restartContinuous?:
+            try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 0)
+            try set(fd, sys, scand_V4L2_CID_FOCUS_AUTO, "V4L2_CID_FOCUS_AUTO", 1)
+        case nil:
+            throw .noFocusControl(.onRequest, operation: "V4L2_CID_AUTO_FOCUS_START", device: name)
+        }
+    }
+
+    /// The dioptres at which `fixed` puts `V4L2_CID_FOCUS_ABSOLUTE` at its maximum (10 cm).
+    static let nearestDioptres = 10.0
+
+    /// `dioptres` on a `V4L2_CID_FOCUS_ABSOLUTE` range: 0 (infinity) at its minimum, larger values
+    /// nearer (the V4L2 convention), `nearestDioptres` at its maximum, on its step.
+    static func absoluteFocus(_ dioptres: Double, range: (minimum: Int32, maximum: Int32, step: Int32)) -> Int32 {
+        let span = Double(range.maximum) - Double(range.minimum)
+        let fraction = min(max(dioptres / nearestDioptres, 0), 1)
+        let step = Double(max(1, range.step))
+        let offset = ((span * fraction) / step).rounded() * step
+        return Int32(clamping: Int(Double(range.minimum) + min(offset, span)))
+    }
+
+    /// The control's range when the camera offers it enabled, nil when not (`VIDIOC_QUERYCTRL`: EINVAL).
+    private func query(_ fd: Int32, _ sys: Syscalls, _ id: UInt32) -> (minimum: Int32, maximum: Int32, step: Int32)? {
+        var q = v4l2_queryctrl()
+        q.id = id
+        guard sys.ioctl(fd, scand_VIDIOC_QUERYCTRL, &q) == 0, q.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 else { return nil }
+        return (q.minimum, q.maximum, q.step)
+    }
+
+    private func set(_ fd: Int32, _ sys: Syscalls, _ id: UInt32, _ control: String, _ value: Int32) throws(HardwareError) {
+        var c = v4l2_control(id: id, value: value)
+        try sys.check("VIDIOC_S_CTRL \(control)", device: name) { sys.ioctl(fd, scand_VIDIOC_S_CTRL, &c) }
     }
 }

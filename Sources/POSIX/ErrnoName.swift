@@ -10,7 +10,7 @@ public enum ErrnoName {
             1: "EPERM", 2: "ENOENT", 4: "EINTR", 5: "EIO", 6: "ENXIO", 9: "EBADF", 11: "EAGAIN",
             12: "ENOMEM", 13: "EACCES", 16: "EBUSY", 17: "EEXIST", 19: "ENODEV", 20: "ENOTDIR", 21: "EISDIR",
             22: "EINVAL", 23: "ENFILE", 24: "EMFILE", 25: "ENOTTY", 28: "ENOSPC", 30: "EROFS", 32: "EPIPE",
-            36: "ENAMETOOLONG", 40: "ELOOP", 98: "EADDRINUSE", 110: "ETIMEDOUT",
+            36: "ENAMETOOLONG", 40: "ELOOP", 95: "ENOTSUP", 98: "EADDRINUSE", 110: "ETIMEDOUT",
         ]
         return names[code] ?? "errno \(code)"
     }

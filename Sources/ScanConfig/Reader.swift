@@ -61,7 +61,7 @@ struct Reader {
         c.logPayloads = choice(log, "log.payloads", default: c.logPayloads)
 
         let cam = table(top["camera"], "camera", allowed: ["backend", "id", "device", "quality", "width", "height", "fps", "formats", "controls", "images",
-                                                          "frames_per_image", "keep_streaming"])
+                                                          "frames_per_image", "keep_streaming", "focus", "lens_position"])
         c.camera.backend = choice(cam, "camera.backend", default: c.camera.backend)
         c.camera.id = string(cam, "camera.id", default: c.camera.id)
         c.camera.keepStreaming = bool(cam, "camera.keep_streaming", default: c.camera.keepStreaming)
@@ -98,6 +98,16 @@ struct Reader {
             }
         }
         c.camera.fps = int(cam, "camera.fps", default: c.camera.fps, range: 1...120)
+        c.kiosk.focus = choice(cam, "camera.focus", default: c.kiosk.focus)
+        // The lens set by raw controls (configs from before camera.focus) stays theirs.
+        if let raw = c.camera.controls.keys.sorted().first(where: { $0.hasPrefix("focus_") }) {
+            if let key = ["focus", "lens_position"].first(where: { cam[$0] != nil }) {
+                fail("camera.\(key)", "camera.controls.\(raw) sets the lens already; keep one of them (camera.focus = \"fixed\" with camera.lens_position holds it in dioptres)")
+            }
+            c.kiosk.lensByControls = true
+        }
+        c.kiosk.lensPosition = number(cam, "camera.lens_position", default: c.kiosk.lensPosition, range: ScandConfig.lensPositions,
+                                      unit: "dioptres (1 / metres: 0 is infinity, 2 is 50 cm, 10 is 10 cm)")
         c.camera.images = strings(cam, "camera.images", default: [])
         c.camera.framesPerImage = int(cam, "camera.frames_per_image", default: c.camera.framesPerImage, range: 1...10_000)
         if c.hardware == .simulated && c.camera.images.isEmpty {
@@ -414,6 +424,22 @@ struct Reader {
         guard let v = t[leaf(key)] else { return d }
         guard case .int(let n) = v else { fail(key, "must be an integer, not \(v.typeName)"); return d }
         guard range.contains(n) else { fail(key, "\(n) is out of range; allowed: \(range.lowerBound) to \(range.upperBound)"); return d }
+        return n
+    }
+
+    /// A number (integer or not) within `range`; out of range, the error names the range in `unit`.
+    mutating func number(_ t: [String: ConfigValue], _ key: String, default d: Double, range: ClosedRange<Double>, unit: String) -> Double {
+        guard let v = t[leaf(key)] else { return d }
+        let n: Double
+        switch v {
+        case .int(let i): n = Double(i)
+        case .double(let x): n = x
+        default: fail(key, "must be a number, not \(v.typeName)"); return d
+        }
+        guard n.isFinite, range.contains(n) else {
+            fail(key, "\(JSONText.number(n)) is out of range; allowed: \(JSONText.number(range.lowerBound)) to \(JSONText.number(range.upperBound)) \(unit)")
+            return d
+        }
         return n
     }
 

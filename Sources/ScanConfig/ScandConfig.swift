@@ -235,7 +235,12 @@ public struct ScandConfig: Equatable, Sendable {
 extension ScandConfig {
     /// Keys (and tables) a running daemon applies at once, on a host `SET` or SIGHUP; every other
     /// key names hardware, files or outputs and takes effect at the next start.
-    public static let runtimeKeys = ["scan", "decoding", "symbology", "torch.mode", "button.long_press_ms", "button.long_press"]
+    public static let runtimeKeys = ["scan", "decoding", "symbology", "torch.mode", "button.long_press_ms", "button.long_press",
+                                     "camera.focus", "camera.lens_position"]
+
+    /// `camera.lens_position`'s range in dioptres: infinity to 3 cm (libcamera's `LensPosition`
+    /// for the Pi's Camera Module 3 goes to 15, 6.7 cm; a lens that stops short clamps it).
+    public static let lensPositions = 0.0...32.0
 
     /// Whether a change of `key` (dotted parts) takes effect without a restart.
     public static func takesEffectWhileRunning(_ key: [String]) -> Bool {

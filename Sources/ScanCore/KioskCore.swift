@@ -36,6 +36,10 @@ public struct KioskCore: Sendable {
         case camera(CameraSupervisor.Input)
         case streamStarted(Bool)
         case rateSet(Int, took: Bool)
+        /// The camera took focus mode `mode` (`took`), or has no such control.
+        case focusSet(FocusMode, took: Bool)
+        /// An autofocus cycle started (`took`), or the camera has no autofocus.
+        case autofocusStarted(took: Bool)
         case torchFailed
         /// Whether any output still keeps results after a delivery or a retry.
         case outputsPending(Bool)
@@ -63,6 +67,11 @@ public struct KioskCore: Sendable {
         case stopStream
         /// Answered now with `rateSet`.
         case setFrameRate(Int)
+        /// Put the open camera's lens in a mode (when it opens, and when the settings change);
+        /// answered now with `focusSet`.
+        case setFocus(FocusMode)
+        /// Start one autofocus cycle; answered now with `autofocusStarted`.
+        case startAutofocus
         case say(id: Int, text: String)
         case cutSpeech
         /// Store the result where the outputs keep results, not sending it yet (its
@@ -114,6 +123,13 @@ public struct KioskCore: Sendable {
     public private(set) var decodeSeconds = 0.0
     /// When capture last made progress (started, or a frame decoded).
     private var lastProgress = Duration.zero
+    /// The focus mode asked of the camera since it opened (nil: closed, or not asked yet), and
+    /// whether the camera took it.
+    private var focus: (mode: FocusMode, took: Bool?)?
+    /// The `camera.focus` setting already reported as having no effect (said once).
+    private var focusReported: FocusSetting?
+    /// Autofocus cycles started (one per press with `camera.focus = auto-on-press`).
+    public private(set) var autofocusCycles = 0
 
     public init(settings: KioskSettings, phrases: SpeechPhrases = SpeechPhrases(), patterns: FeedbackPatterns = .standard,
                 firstSequence: Int = 1, keepStreaming: Bool = false, hasSpeaker: Bool = false, emitsEvents: Bool = true,
@@ -199,7 +215,7 @@ public struct KioskCore: Sendable {
             return streamActions(stream.view(on, watchFPS: watchFPS))
         case .reload(let settings, let phrases):
             self.phrases = phrases
-            return kiosk(.settingsChanged(settings), now: now)
+            return kiosk(.settingsChanged(settings), now: now) + focusActions()
         case .beep:
             return lines(player.feedback(.goodRead, now: now))
         case .speechStarted(let id):
@@ -218,6 +234,19 @@ public struct KioskCore: Sendable {
         case .rateSet(let fps, let took):
             stream.rateSet(fps, took: took)
             return []
+        case .focusSet(let mode, let took):
+            guard focus?.mode == mode else { return [] }
+            focus?.took = took
+            guard took else { return noFocus() }
+            return [.log(.info, "camera focus: \(Self.words(mode, trigger: machine.settings.trigger))")]
+        case .autofocusStarted(let took):
+            guard took else {
+                if focus != nil { focus?.took = false }
+                return noFocus()
+            }
+            autofocusCycles += 1
+            changed = true
+            return [.log(.debug, "autofocus cycle \(autofocusCycles) started")] + event("autofocus", ["cycles": "\(autofocusCycles)"])
         case .torchFailed:
             return kiosk(.torchFailed, now: now)
         case .outputsPending(let pending):
@@ -264,6 +293,10 @@ public struct KioskCore: Sendable {
         case .setTorch(let on):
             player.release(.torch) // a torch flash gives way to the kiosk's own use of the torch
             return event("torch", ["state": JSONText.string(on ? "on" : "off")]) + [.setTorch(on)]
+        case .autofocus:
+            // Only a camera that took autofocus on request is asked for a cycle.
+            guard let focus, focus.mode == .onRequest, focus.took == true else { return [] }
+            return [.startAutofocus]
         case .startCapture(let session):
             lastProgress = now
             return event("scanning-started", ["session": "\(session)"]) + streamActions(stream.capture(session: session, watchFPS: watchFPS))
@@ -323,6 +356,7 @@ public struct KioskCore: Sendable {
                 actions.append(.openCamera)
             case .close:
                 stream.closed()
+                focus = nil
                 actions.append(.closeCamera)
             case .check:
                 actions.append(.checkCamera)
@@ -336,9 +370,41 @@ public struct KioskCore: Sendable {
                 actions.append(.followUp(.kiosk(.cameraChanged(state))))
                 // A warm camera streams from the start.
                 actions += streamActions(stream.cameraAvailable(state.isAvailable, watchFPS: watchFPS))
+                // The lens as `camera.focus` wants it, once the camera is open.
+                if state.isAvailable { actions += focusActions() } else { focus = nil }
             }
         }
         return actions
+    }
+
+    // MARK: - Focus
+
+    /// The focus mode the settings want, asked of the open camera when it differs from the
+    /// one asked for since it opened.
+    private mutating func focusActions() -> [Action] {
+        guard supervisor.state.isAvailable else { return [] }
+        guard let wanted = machine.settings.focusMode, focus?.mode != wanted else { return [] }
+        focus = (wanted, nil)
+        return [.setFocus(wanted)]
+    }
+
+    /// A camera without the focus control `camera.focus` needs: said once, never an error
+    /// (the camera keeps its lens where it is).
+    private mutating func noFocus() -> [Action] {
+        let setting = machine.settings.focus
+        guard focusReported != setting else { return [] }
+        focusReported = setting
+        let lacks = setting == .fixed ? "no lens position control" : "no autofocus"
+        return [.log(.notice, "camera has \(lacks): camera.focus = \(setting.rawValue) has no effect")]
+    }
+
+    /// What a focus mode does, for the log.
+    static func words(_ mode: FocusMode, trigger: TriggerMode) -> String {
+        switch mode {
+        case .onRequest: return "one autofocus cycle per press"
+        case .continuous: return "continuous autofocus" + (trigger == .presentation || trigger == .continuous ? " (scan.trigger = \(trigger.rawValue): no press)" : "")
+        case .manual(let d): return "lens fixed at \(JSONText.number(d, decimals: 2)) dioptres" + (d > 0 ? " (\(JSONText.number(100 / d, decimals: 0)) cm)" : " (infinity)")
+        }
     }
 
     private mutating func setGuidance(_ advice: [Advice]) -> [Action] {
@@ -371,6 +437,20 @@ public struct KioskCore: Sendable {
 
     private func event(_ type: String, _ fields: [String: String]) -> [Action] {
         eventLine(type, fields).map { [.event($0)] } ?? []
+    }
+}
+
+extension KioskSettings {
+    /// The lens mode `focus` asks for under this trigger mode: `auto-on-press` focuses once per
+    /// press where there is a press (pulse, level) and continuously where there is none
+    /// (presentation, continuous). Nil when `camera.controls` sets the lens (`lensByControls`).
+    public var focusMode: FocusMode? {
+        if lensByControls { return nil }
+        switch focus {
+        case .autoOnPress: return trigger == .pulse || trigger == .level ? .onRequest : .continuous
+        case .continuous: return .continuous
+        case .fixed: return .manual(dioptres: lensPosition)
+        }
     }
 }
 

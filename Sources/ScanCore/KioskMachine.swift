@@ -48,6 +48,9 @@ public enum CameraDuty: Equatable, Sendable {
 /// What the kiosk asks the runtime to do, in order.
 public enum KioskEffect: Equatable, Sendable {
     case setTorch(on: Bool)
+    /// Start one autofocus cycle (`camera.focus = auto-on-press`): after the torch is lit, so
+    /// that the lens focuses in the light the session reads in.
+    case autofocus
     case startCapture(session: Int)
     case stopCapture
     /// What the camera does between sessions.
@@ -275,6 +278,7 @@ public struct KioskMachine: Sendable {
         if byPress && settings.trigger != .continuous { sameSymbol.forget() }
         effects += torchOff(force: true) // off whenever a session starts, then on if configured
         effects += sessionTorch()
+        if byPress, settings.focusMode == .onRequest { effects += [.autofocus] }
         effects += [.startCapture(session: session)]
         switch settings.trigger {
         case .pulse, .level: effects += [.startTimer(.session, after: settings.sessionTimeout)]
@@ -330,6 +334,8 @@ public struct KioskMachine: Sendable {
         var effects: [KioskEffect] = []
         if let brightness, torchMode == .auto, torch == .off, light.isDark(after: brightness) {
             effects += torchOn(automatic: true)
+            // The lens focused in the dark: once more in the torch's light.
+            if settings.focusMode == .onRequest { effects += [.autofocus] }
         }
         if framesToSkip > 0 {
             framesToSkip -= 1

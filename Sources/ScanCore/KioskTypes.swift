@@ -53,6 +53,18 @@ public enum TriggerMode: String, Sendable, CaseIterable {
     case continuous
 }
 
+/// How the camera focuses (`camera.focus`), for cameras with a movable lens; a fixed-focus
+/// camera ignores it.
+public enum FocusSetting: String, Sendable, CaseIterable {
+    /// One autofocus cycle per press, started right after the torch is lit (the seed's
+    /// tap-to-focus). Modes without a press (presentation, continuous) keep continuous autofocus.
+    case autoOnPress = "auto-on-press"
+    /// Autofocus follows the scene all the time.
+    case continuous
+    /// The lens is held at `KioskSettings.lensPosition`.
+    case fixed
+}
+
 /// The torch as the kiosk knows it: always known, always reported.
 public enum TorchState: String, Sendable, Equatable {
     /// No torch line is configured: it is never driven.
@@ -94,6 +106,12 @@ public struct KioskSettings: Equatable, Sendable {
     public var framesSkippedAfterTorch = 0
     /// Whether a torch line is configured at all.
     public var hasTorch: Bool = true
+    /// How the camera focuses (`camera.focus`).
+    public var focus = FocusSetting.autoOnPress
+    /// Where `fixed` holds the lens, in dioptres (`camera.lens_position`; 0: infinity).
+    public var lensPosition = 0.0
+    /// `camera.controls` sets `focus_auto` or `focus_absolute`: the lens is left to them.
+    public var lensByControls = false
     public var sessionTimeout: Duration = .seconds(10)
     public var alphanumeric: AlphanumericDelivery = .immediate
     public var confirmTimeout: Duration = .seconds(10)

@@ -91,6 +91,32 @@ public protocol FrameSource: AnyObject, Sendable {
     /// default it offers none).
     @discardableResult
     func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int
+    /// Puts the open camera's lens in `mode` (libcamera's `AfMode` and `LensPosition`, V4L2's
+    /// `V4L2_CID_FOCUS_AUTO` and `V4L2_CID_FOCUS_ABSOLUTE`). Throws when the camera cannot
+    /// (by default it cannot: a fixed-focus camera keeps its lens where it is).
+    func setFocus(_ mode: FocusMode) throws(HardwareError)
+    /// Starts one autofocus cycle now, in `FocusMode.onRequest` (libcamera's
+    /// `AfTrigger = Start`, V4L2's `V4L2_CID_AUTO_FOCUS_START`); the lens then stays where the
+    /// cycle left it. Throws when the camera has no autofocus (the default).
+    func startAutofocus() throws(HardwareError)
+}
+
+/// Where the lens focuses, in logical terms.
+public enum FocusMode: Sendable, Equatable, CustomStringConvertible {
+    /// Autofocus that moves the lens only when asked (`startAutofocus`), e.g. once per press.
+    case onRequest
+    /// Autofocus that follows the scene all the time.
+    case continuous
+    /// The lens held at `dioptres` (1 / distance in metres: 0 is infinity, 10 is 10 cm).
+    case manual(dioptres: Double)
+
+    public var description: String {
+        switch self {
+        case .onRequest: return "autofocus on request"
+        case .continuous: return "continuous autofocus"
+        case .manual(let d): return "lens at \(d) dioptres"
+        }
+    }
 }
 
 extension FrameSource {
@@ -107,6 +133,16 @@ extension FrameSource {
     @discardableResult
     public func setControl(_ name: String, to value: Int) throws(HardwareError) -> Int {
         throw .noSuchControl(name, operation: "setControl", device: self.name, known: [])
+    }
+
+    /// A fixed-focus camera keeps its lens where it is.
+    public func setFocus(_ mode: FocusMode) throws(HardwareError) {
+        throw .noFocusControl(mode, operation: "setFocus", device: name)
+    }
+
+    /// A camera without autofocus has no cycle to start.
+    public func startAutofocus() throws(HardwareError) {
+        throw .noFocusControl(.onRequest, operation: "startAutofocus", device: name)
     }
 }
 

@@ -102,6 +102,15 @@ extension HardwareError {
                       hint: "it keeps its own rate")
     }
 
+    /// A camera whose lens cannot be put in `mode`: it has no autofocus (or, for `.manual`, no
+    /// lens position control).
+    public static func noFocusControl(_ mode: FocusMode, operation: String, device: String, errno: Int32 = 0) -> HardwareError {
+        let what: String
+        if case .manual = mode { what = "no lens position control" } else { what = "no autofocus" }
+        return HardwareError(.invalidFormat, operation: operation, device: device, errno: errno, summary: "\(device) has \(what)",
+                             hint: "it keeps its lens where it is")
+    }
+
     /// A control the camera does not offer; `known`: the ones it does.
     public static func noSuchControl(_ name: String, operation: String, device: String, known: [String]) -> HardwareError {
         HardwareError(.invalidFormat, operation: operation, device: device, summary: "\(device) has no control \(name)",

@@ -132,7 +132,7 @@ public final class KioskDriver {
                            pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
                            outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
                            connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: core.guidance,
-                           viewport: tuning.viewport)
+                           viewport: tuning.viewport, focus: Self.focus(core.machine.settings), autofocusCycles: core.autofocusCycles)
     }
 
     // MARK: - Steps
@@ -222,6 +222,31 @@ public final class KioskDriver {
             } catch {
                 logger.notice("camera \(camera.name): watching at the full rate: \(error)")
                 return [.now(.rateSet(fps, took: false))]
+            }
+        case .setFocus(let mode):
+            // A camera without the control (`invalidFormat`: ENOTSUP, EINVAL) is answered so:
+            // the core says so once, never an error. Any other failure is the device's, which
+            // the stream and the presence check report; the lens is asked again when it reopens.
+            do {
+                try camera.setFocus(mode)
+                return [.now(.focusSet(mode, took: true))]
+            } catch where error.kind == .invalidFormat {
+                logger.debug("camera \(camera.name): \(error)")
+                return [.now(.focusSet(mode, took: false))]
+            } catch {
+                logger.warning("camera \(camera.name): focus not set: \(error)")
+                return []
+            }
+        case .startAutofocus:
+            do {
+                try camera.startAutofocus()
+                return [.now(.autofocusStarted(took: true))]
+            } catch where error.kind == .invalidFormat {
+                logger.debug("camera \(camera.name): \(error)")
+                return [.now(.autofocusStarted(took: false))]
+            } catch {
+                logger.warning("camera \(camera.name): no autofocus cycle: \(error)")
+                return []
             }
         case .say(let id, let text):
             let report = onSpeech
@@ -314,6 +339,11 @@ public final class KioskDriver {
         case .notFound: return .unavailable(reason: "\(e.device) not found")
         default: return .unavailable(reason: e.description)
         }
+    }
+
+    /// `camera.focus` for the status, or `camera.controls` when those set the lens.
+    static func focus(_ settings: KioskSettings) -> String {
+        settings.lensByControls ? "camera.controls" : settings.focus.rawValue
     }
 
     static func name(_ phase: KioskMachine.Phase) -> String {

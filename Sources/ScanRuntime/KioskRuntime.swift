@@ -74,6 +74,11 @@ public struct KioskStatus: Sendable, Equatable {
     public var guidance: [Advice] = []
     /// The viewport decoded now.
     public var viewport = Viewport.full
+    /// How the camera focuses: `camera.focus`, or `camera.controls` when those set the lens.
+    public var focus = FocusSetting.autoOnPress.rawValue
+    /// Autofocus cycles the camera started (one per press with `auto-on-press`; 0 for a camera
+    /// without autofocus).
+    public var autofocusCycles = 0
 
     public static func == (a: KioskStatus, b: KioskStatus) -> Bool { a.json == b.json }
 
@@ -84,6 +89,7 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"torch\":\(JSONText.string(torch.rawValue)),\"torchMode\":\(JSONText.string(torchMode.rawValue)),\"phase\":\(JSONText.string(phase)),"
             + "\"presses\":\(m.presses),\"goodReads\":\(m.goodReads),\"closedWithoutScan\":\(m.closedWithoutScan),"
             + "\"errors\":\(m.errors),\"torchOn\":\(m.torchOn),\"torchAutoOn\":\(m.torchAutoOn),\"confirmationsExpired\":\(m.confirmationsExpired),"
+            + "\"focus\":\(JSONText.string(focus)),\"autofocusCycles\":\(autofocusCycles),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
             + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"

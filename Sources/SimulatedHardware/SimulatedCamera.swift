@@ -36,6 +36,10 @@ public final class SimulatedCamera<C: Clock>: FrameSource, Sendable where C.Dura
         var stride = 1
         /// Rate changes answer EBUSY, as uvcvideo's do while streaming.
         var refusesRate = false
+        /// Whether the lens moves (a camera module with autofocus, as the Pi's Camera Module 3).
+        var hasAutofocus = true
+        var focus: FocusMode?
+        var autofocusCycles = 0
     }
     private let state = Locked(State())
 
@@ -93,6 +97,13 @@ public final class SimulatedCamera<C: Clock>: FrameSource, Sendable where C.Dura
     public func makeBusy() { state.withLock { $0.condition = .busy; $0.open = false; $0.streaming = false } }
     /// The service user may not open it: `open()` fails with `.permissionDenied`.
     public func forbid() { state.withLock { $0.condition = .forbidden; $0.open = false } }
+    /// A fixed-focus camera from now on: `setFocus` and `startAutofocus` fail as a driver's do
+    /// for a camera without the controls.
+    public func removeAutofocus() { state.withLock { $0.hasAutofocus = false; $0.focus = nil } }
+    /// The lens mode the kiosk set, nil before it set one (or for a fixed-focus camera).
+    public var focusMode: FocusMode? { state.withLock { $0.focus } }
+    /// Autofocus cycles started since the camera was made.
+    public var autofocusCycles: Int { state.withLock { $0.autofocusCycles } }
     /// From now on rate changes while streaming fail with EBUSY (as on uvcvideo).
     public func refuseRateChanges() { state.withLock { $0.refusesRate = true } }
     public var isStreaming: Bool { state.withLock { $0.streaming } }
@@ -270,5 +281,39 @@ extension SimulatedCamera {
         }
         trace?.record("camera rate \(base / stride) fps")
         return base / stride
+    }
+}
+
+extension SimulatedCamera {
+    /// Takes any focus mode while open (the simulated lens has autofocus and a lens position),
+    /// unless `removeAutofocus()` made it a fixed-focus camera.
+    public func setFocus(_ mode: FocusMode) throws(HardwareError) {
+        try state.withLock { s throws(HardwareError) in
+            guard s.open else { throw HardwareError(.notFound, operation: "setFocus", device: name, hint: "the camera is not open") }
+            guard s.hasAutofocus else { throw .noFocusControl(mode, operation: "setFocus", device: name) }
+            s.focus = mode
+        }
+        trace?.record("lens \(Self.traced(mode))")
+    }
+
+    /// Counts one autofocus cycle, in `FocusMode.onRequest`.
+    public func startAutofocus() throws(HardwareError) {
+        try state.withLock { s throws(HardwareError) in
+            guard s.open else { throw HardwareError(.notFound, operation: "startAutofocus", device: name, hint: "the camera is not open") }
+            guard s.hasAutofocus, s.focus == .onRequest else {
+                throw .noFocusControl(.onRequest, operation: "startAutofocus", device: name)
+            }
+            s.autofocusCycles += 1
+        }
+        trace?.record("lens autofocus cycle")
+    }
+
+    /// `on-request`, `continuous`, `fixed 2.5`: the lens's mode in the trace.
+    static func traced(_ mode: FocusMode) -> String {
+        switch mode {
+        case .onRequest: return "on-request"
+        case .continuous: return "continuous"
+        case .manual(let d): return "fixed \(d)"
+        }
     }
 }

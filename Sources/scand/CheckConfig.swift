@@ -38,6 +38,7 @@ struct CheckConfig: ParsableCommand {
                       + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))"
                       + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY it offers"))
             }
+            print("  focus " + Self.focus(c.kiosk))
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
             print("  trigger \(c.kiosk.trigger.rawValue)" + (c.kiosk.trigger == .presentation ? " (idle \(c.kiosk.presentationIdle))" : "")
                   + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
@@ -66,6 +67,18 @@ struct CheckConfig: ParsableCommand {
     }
 
     /// The patterns `[feedback]` replaces, e.g. `good_read beep [30], flash none; ready led [0]`.
+    /// `camera.focus` as it acts under the trigger mode: `auto-on-press: one autofocus cycle per
+    /// press, after the torch (a camera without autofocus ignores it)`.
+    static func focus(_ k: KioskSettings) -> String {
+        guard let mode = k.focusMode else { return "set by camera.controls (focus_auto, focus_absolute)" }
+        let what = switch mode {
+        case .onRequest: "one autofocus cycle per press, after the torch"
+        case .continuous: k.focus == .continuous ? "continuous autofocus" : "continuous autofocus (scan.trigger = \(k.trigger.rawValue) has no press)"
+        case .manual(let d): "lens fixed at \(JSONText.number(d, decimals: 2)) dioptres" + (d > 0 ? " (\(JSONText.number(100 / d, decimals: 0)) cm)" : " (infinity)")
+        }
+        return "\(k.focus.rawValue): \(what)" + (k.focus == .fixed ? " (a camera without a lens position control ignores it)" : " (a camera without autofocus ignores it)")
+    }
+
     static func feedback(_ f: ScandConfig.FeedbackConfig) -> String {
         func name(_ raw: String) -> String { String(raw.map { $0 == "-" ? "_" : $0 }) }
         func steps(_ ms: [Int]) -> String { ms.isEmpty ? "none" : "[" + ms.map(String.init).joined(separator: ", ") + "]" }

@@ -27,7 +27,7 @@ struct Status: ParsableCommand {
     var json = false
 
     static let fields = ["camera", "cameraDetail", "torch", "torchMode", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
-                         "torchOn", "torchAutoOn", "confirmationsExpired", "framesDecoded", "framesDropped", "cameraReconnects",
+                         "torchOn", "torchAutoOn", "confirmationsExpired", "focus", "autofocusCycles", "framesDecoded", "framesDropped", "cameraReconnects",
                          "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked",
                          "commandsRefused", "repliesDropped"]
 

@@ -28,6 +28,9 @@ final class FakeLibcamera: LibcameraShim, @unchecked Sendable {
         var frameDurationLimits: ClosedRange<Int>? = 33_333...1_000_000
         /// errno `requeue` fails with.
         var requeueErrno: Int32?
+        /// Whether the camera has AfMode and AfTrigger (the Pi's Camera Module 3 does), and
+        /// whether this libcamera knows them (0.0.4 and later): false answers ENOTSUP.
+        var autofocus = true
         var trace: [String] = []
         var device: FakeLibcameraDevice?
     }
@@ -167,6 +170,24 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
         let duration = min(max(1_000_000 / max(1, fps), limits.lowerBound), limits.upperBound)
         shim.record("frame duration \(duration)")
         return Int((1e6 / Double(duration)).rounded())
+    }
+
+    func setFocus(_ mode: FocusMode) throws(LibcameraShimError) {
+        guard shim.state.withLock({ $0.autofocus }) else {
+            throw LibcameraShimError(call: "AfMode", errno: ENOTSUP, message: "the camera has no autofocus (AfMode)")
+        }
+        switch mode {
+        case .onRequest: shim.record("set AfMode Auto")
+        case .continuous: shim.record("set AfMode Continuous")
+        case .manual(let d): shim.record("set AfMode Manual, LensPosition \(min(max(d, 0), 32))")
+        }
+    }
+
+    func autofocus() throws(LibcameraShimError) {
+        guard shim.state.withLock({ $0.autofocus }) else {
+            throw LibcameraShimError(call: "AfTrigger", errno: ENOTSUP, message: "the camera has no autofocus (AfMode)")
+        }
+        shim.record("set AfMode Auto, AfTrigger Start" + (inner.withLock { $0.running } ? "" : " (not running)"))
     }
 
     func check() throws(LibcameraShimError) {

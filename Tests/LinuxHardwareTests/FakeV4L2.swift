@@ -26,6 +26,10 @@ final class FakeV4L2: @unchecked Sendable {
         var closed = false
         var openFlags: Int32 = 0
         var controls: [UInt32: Int32] = [:]
+        /// Controls VIDIOC_QUERYCTRL answers EINVAL for (the camera lacks them).
+        var missingControls: Set<UInt32> = []
+        /// Every VIDIOC_S_CTRL, in order: `id=value`.
+        var controlLog: [String] = []
         /// Frame rate: whether G_PARM says TIMEPERFRAME, the rate set, and uvcvideo's EBUSY while streaming.
         var rateControl = true
         var fps: UInt32 = 0
@@ -62,6 +66,15 @@ final class FakeV4L2: @unchecked Sendable {
         }
     }
 
+    static func controlName(_ id: UInt32) -> String {
+        switch id {
+        case scand_V4L2_CID_FOCUS_AUTO: return "FOCUS_AUTO"
+        case scand_V4L2_CID_AUTO_FOCUS_START: return "AUTO_FOCUS_START"
+        case scand_V4L2_CID_FOCUS_ABSOLUTE: return "FOCUS_ABSOLUTE"
+        default: return "\(id)"
+        }
+    }
+
     func fail(_ call: String, with code: Int32) { state.withLock { $0.failures[call] = code } }
     var calls: [String] { state.withLock { $0.calls } }
 
@@ -73,6 +86,7 @@ final class FakeV4L2: @unchecked Sendable {
         case scand_VIDIOC_S_PARM: return "VIDIOC_S_PARM"
         case scand_VIDIOC_G_PARM: return "VIDIOC_G_PARM"
         case scand_VIDIOC_S_CTRL: return "VIDIOC_S_CTRL"
+        case scand_VIDIOC_QUERYCTRL: return "VIDIOC_QUERYCTRL"
         case scand_VIDIOC_REQBUFS: return "VIDIOC_REQBUFS"
         case scand_VIDIOC_QUERYBUF: return "VIDIOC_QUERYBUF"
         case scand_VIDIOC_QBUF: return "VIDIOC_QBUF"
@@ -122,8 +136,14 @@ final class FakeV4L2: @unchecked Sendable {
                 let t = p.pointee.parm.capture.timeperframe
                 s.fps = t.numerator > 0 ? min(t.denominator / t.numerator, 25) : 25 // this sensor tops out at 25 fps
                 p.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: s.fps)
+            case scand_VIDIOC_QUERYCTRL:
+                let q = arg!.assumingMemoryBound(to: v4l2_queryctrl.self)
+                if s.missingControls.contains(q.pointee.id) { s.lastErrno = EINVAL; return -1 }
+                if q.pointee.id == scand_V4L2_CID_FOCUS_ABSOLUTE { q.pointee.minimum = 0; q.pointee.maximum = 250; q.pointee.step = 5 }
             case scand_VIDIOC_S_CTRL:
                 let c = arg!.assumingMemoryBound(to: v4l2_control.self)
+                if s.missingControls.contains(c.pointee.id) { s.lastErrno = EINVAL; return -1 }
+                s.controlLog.append(Self.controlName(c.pointee.id) + "=\(c.pointee.value)")
                 // Like uvcvideo, brightness is clamped to its range (-64...64 here).
                 s.controls[c.pointee.id] = c.pointee.id == scand_V4L2_CID_BRIGHTNESS ? min(64, max(-64, c.pointee.value)) : c.pointee.value
             case scand_VIDIOC_G_CTRL:

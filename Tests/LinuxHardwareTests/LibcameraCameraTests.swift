@@ -206,6 +206,50 @@ import Glibc
         }
     }
 
+    /// camera.focus through the shim: the lens mode set when asked and again at every start; a
+    /// cycle asked before the start goes out once the camera runs, one asked while streaming at once.
+    @Test func focusModesAndCyclesGoThroughAfModeAndAfTrigger() throws {
+        let fake = FakeLibcamera()
+        let cam = camera(fake)
+        try cam.open()
+        try cam.setFocus(.onRequest)
+        try cam.startAutofocus() // the kiosk asks right after the torch, before the stream starts
+        try cam.startCapture()
+        try cam.startAutofocus() // and a second cycle (the automatic torch lit) while it streams
+        cam.stopCapture()
+        try cam.setFocus(.manual(dioptres: 40))
+        try cam.startCapture()
+        cam.close()
+        #expect(fake.trace.filter { $0.contains("Af") || $0 == "start" || $0 == "stop" } == [
+            "set AfMode Auto", "set AfMode Auto", "set AfMode Auto", "start", "set AfMode Auto, AfTrigger Start",
+            "set AfMode Auto, AfTrigger Start", "stop", "set AfMode Manual, LensPosition 32.0", "set AfMode Manual, LensPosition 32.0", "start", "stop",
+        ])
+        // Reopened: nothing is set until the kiosk asks again.
+        try cam.open()
+        try cam.startCapture()
+        #expect(fake.trace.suffix(2) == ["frame duration 33333", "start"])
+        cam.close()
+    }
+
+    /// No AfMode (a fixed-focus module, or libcamera before 0.0.4): ENOTSUP becomes the HAL's
+    /// "no autofocus", which the kiosk says once; the camera streams as before.
+    @Test func aCameraWithoutAutofocusAnswersNoFocusControl() throws {
+        let fake = FakeLibcamera()
+        fake.state.withLock { $0.autofocus = false }
+        let cam = camera(fake)
+        try cam.open()
+        #expect { try cam.setFocus(.continuous) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .invalidFormat && e?.errno == ENOTSUP && e?.operation == "AfMode"
+                && e?.description == "libcamera /base/soc/i2c0mux/i2c@1/imx708@1a has no autofocus (AfMode: ENOTSUP); the camera has no autofocus (AfMode); it keeps its lens where it is"
+        }
+        #expect { try cam.startAutofocus() } throws: { e in (e as? HardwareError)?.kind == .invalidFormat }
+        #expect { try cam.setFocus(.manual(dioptres: 2)) } throws: { e in (e as? HardwareError)?.operation == "LensPosition" }
+        try cam.startCapture()
+        cam.close()
+        #expect(!fake.trace.contains { $0.contains("Af") })
+    }
+
     @Test func packedYUVWithAWideStrideGivesItsYBytes() async throws {
         let fake = FakeLibcamera()
         fake.state.withLock { $0.format = "UYVY"; $0.stride = 40 }

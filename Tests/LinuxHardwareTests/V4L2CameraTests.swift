@@ -140,6 +140,61 @@ import Glibc
         #expect(cam.negotiated?.controlProblems == ["zoom: unknown control"])
     }
 
+    /// camera.focus through VIDIOC_S_CTRL: continuous, one cycle per press, a lens position
+    /// mapped onto FOCUS_ABSOLUTE's range (0 dioptres at its minimum, 10 and nearer at its maximum).
+    @Test func focusModesGoThroughTheFocusControls() throws {
+        let fake = FakeV4L2()
+        let cam = camera(fake)
+        try cam.open()
+        try cam.setFocus(.continuous)
+        try cam.setFocus(.onRequest)
+        try cam.startAutofocus()
+        try cam.setFocus(.manual(dioptres: 4))
+        try cam.setFocus(.manual(dioptres: 50))
+        try cam.setFocus(.manual(dioptres: 0))
+        #expect(fake.state.withLock { $0.controlLog } == [
+            "FOCUS_AUTO=1", "FOCUS_AUTO=0", "AUTO_FOCUS_START=1",
+            "FOCUS_AUTO=0", "FOCUS_ABSOLUTE=100", "FOCUS_AUTO=0", "FOCUS_ABSOLUTE=250", "FOCUS_AUTO=0", "FOCUS_ABSOLUTE=0",
+        ])
+        // A manual lens has no cycle.
+        #expect { try cam.startAutofocus() } throws: { e in (e as? HardwareError)?.kind == .invalidFormat }
+    }
+
+    /// A USB webcam with continuous autofocus only (no AUTO_FOCUS_START): on request is emulated,
+    /// a cycle restarts its continuous autofocus.
+    @Test func aCameraWithoutOneShotAutofocusRestartsItsContinuousAutofocus() throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.missingControls = [scand_V4L2_CID_AUTO_FOCUS_START] }
+        let cam = camera(fake)
+        try cam.open()
+        try cam.setFocus(.onRequest)
+        try cam.startAutofocus()
+        #expect(fake.state.withLock { $0.controlLog } == ["FOCUS_AUTO=1", "FOCUS_AUTO=0", "FOCUS_AUTO=1"])
+    }
+
+    /// A fixed-focus camera: EINVAL from VIDIOC_QUERYCTRL is the HAL's "no autofocus", named.
+    @Test func aFixedFocusCameraAnswersNoFocusControl() throws {
+        let fake = FakeV4L2()
+        fake.state.withLock { $0.missingControls = [scand_V4L2_CID_FOCUS_AUTO, scand_V4L2_CID_AUTO_FOCUS_START, scand_V4L2_CID_FOCUS_ABSOLUTE] }
+        let cam = camera(fake)
+        try cam.open()
+        for mode in [FocusMode.onRequest, .continuous, .manual(dioptres: 1)] {
+            #expect { try cam.setFocus(mode) } throws: { e in
+                let e = e as? HardwareError
+                return e?.kind == .invalidFormat && e?.errno == EINVAL && e?.description.hasPrefix("/dev/video9 has no ") == true
+            }
+        }
+        #expect { try cam.startAutofocus() } throws: { e in "\(e)" == "/dev/video9 has no autofocus (V4L2_CID_AUTO_FOCUS_START); it keeps its lens where it is" }
+        #expect(fake.state.withLock { $0.controlLog } == [])
+        // A focus control that fails for another reason is the device's failure, named.
+        fake.state.withLock { $0.missingControls = [] }
+        fake.fail("VIDIOC_S_CTRL", with: EIO)
+        #expect { try cam.setFocus(.continuous) } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .disconnected && e?.operation == "VIDIOC_S_CTRL V4L2_CID_FOCUS_AUTO"
+        }
+    }
+
     /// `watch_fps`: S_PARM while streaming, the driver's rounding returned; 0 asks for the
     /// configured rate again (this fake sensor tops out at 25).
     @Test func theFrameRateChangesWhileStreaming() throws {

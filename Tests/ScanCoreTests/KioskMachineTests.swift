@@ -27,8 +27,9 @@ import Testing
 
     @Test func pressStartsASessionWithTheTorchOn() {
         var m = machine()
+        // The lens focuses once the torch is lit (camera.focus = auto-on-press, the default).
         #expect(m.handle(.buttonPressed) == [
-            .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
+            .setTorch(on: false), .setTorch(on: true), .autofocus, .startCapture(session: 1),
             .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.torch == .on && m.metrics.torchOn == 1 && m.metrics.presses == 1)

@@ -21,7 +21,7 @@ import Testing
     @Test func levelScansWhileHeldAndAReleaseWithoutACodeIsANoRead() {
         var (m, _) = machine { $0.trigger = .level }
         #expect(m.handle(.buttonPressed) == [
-            .setTorch(on: false), .setTorch(on: true), .startCapture(session: 1),
+            .setTorch(on: false), .setTorch(on: true), .autofocus, .startCapture(session: 1),
             .startTimer(.session, after: .seconds(5)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [])) == [])
@@ -106,7 +106,8 @@ import Testing
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 200)) == [], "one bright frame in between")
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 20)) == [])
         // The mean over the last frames (30, 200, 20, 10 -> 44) is below 60: lit.
-        #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 10)) == [.setTorch(on: true), .log(.debug, "torch on: the viewport is dark")])
+        // The lens focuses once more, in the torch's light (camera.focus = auto-on-press).
+        #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 10)) == [.setTorch(on: true), .log(.debug, "torch on: the viewport is dark"), .autofocus])
         // Lit, the scene is bright: it stays on (no flicker) until the session ends.
         #expect(m.handle(.decoded(session: 1, symbols: [], brightness: 220)) == [])
         #expect(m.torch == .on && m.metrics.torchAutoOn == 1 && m.metrics.torchOn == 0)

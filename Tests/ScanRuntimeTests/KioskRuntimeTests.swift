@@ -19,7 +19,8 @@ import Testing
         h.button.click() // at 100 ms
         h.advance(.milliseconds(500))
         #expect(h.trace.timeline == [
-            "100 torch inactive", "100 torch active", "100 camera start", "100 status_led active",
+            // The lens focuses once the torch is lit (camera.focus = auto-on-press).
+            "100 torch inactive", "100 torch active", "100 lens autofocus cycle", "100 camera start", "100 status_led active",
             // The first frame (133 ms) holds the code: capture off, torch off, beep, flash.
             "133 camera stop", "133 torch inactive", "133 buzzer active", "133 status_led active",
             "133 serial https://example.org/kiosk?id=42\\x0D\\x0A",

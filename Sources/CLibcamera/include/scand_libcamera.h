@@ -115,6 +115,22 @@ int scand_lc_set_frame_rate(scand_lc_camera *camera, int fps, int *taken, char *
  * when this libcamera has no autofocus controls (before 0.0.4) or the camera has no AfMode. */
 int scand_lc_autofocus(scand_lc_camera *camera, char *err, size_t errlen);
 
+/* How scand_lc_set_focus moves the lens. */
+enum {
+    /* AfMode = Auto: the lens stays put until scand_lc_autofocus starts a cycle. */
+    SCAND_LC_FOCUS_ON_REQUEST = 0,
+    /* AfMode = Continuous: the algorithm focuses on its own (AfTrigger is ignored in it). */
+    SCAND_LC_FOCUS_CONTINUOUS = 1,
+    /* AfMode = Manual (when the camera has AfMode) and LensPosition = `dioptres`. */
+    SCAND_LC_FOCUS_MANUAL = 2,
+};
+
+/* Puts the lens in `mode` from the next request (and the start, when not streaming); for
+ * SCAND_LC_FOCUS_MANUAL, *taken: the lens position after clamping to LensPosition's range.
+ * -ENOTSUP when this libcamera has no autofocus controls (before 0.0.4), when the camera has no
+ * AfMode (on request, continuous) or no LensPosition (manual); -EINVAL for another mode. */
+int scand_lc_set_focus(scand_lc_camera *camera, int mode, double dioptres, double *taken, char *err, size_t errlen);
+
 /* 0 while the camera is there; -ENODEV once libcamera reported it disconnected. */
 int scand_lc_check(const scand_lc_camera *camera);
 
