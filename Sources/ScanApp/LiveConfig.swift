@@ -43,7 +43,13 @@ public actor LiveConfig {
         if case .failure(let problems) = loaded {
             // The errors of a `SET` name `--set` (not a line of the file).
             let mine = problems.errors.filter { $0.file == "--set" }
-            if !mine.isEmpty { return mine.map { Self.line($0, setting: override.name) }.joined(separator: "; ") }
+            // What is wrong with this key's value (or that the key is unknown) comes first; a
+            // clash with another SET of this run only for a key SET takes (for the others, that
+            // SET cannot take them is the answer).
+            let aboutItself = mine.contains { $0.key == nil || $0.key == override.name || $0.message.hasPrefix("unknown key") }
+            if !mine.isEmpty && (aboutItself || ScandConfig.takesEffectWhileRunning(override.key)) {
+                return mine.map { Self.line($0, setting: override.name) }.joined(separator: "; ")
+            }
         }
         guard ScandConfig.takesEffectWhileRunning(override.key) else {
             // A key SIGHUP applies (the rest of the kiosk's settings) or one only a restart does.
@@ -76,10 +82,14 @@ public actor LiveConfig {
     /// and the running config kept.
     public func reload() async {
         do {
+            // The file as it is first: a SET of the same key must not hide an error in it (the
+            // next start would refuse the file).
+            _ = try Board.loadConfig(path: path, overrides: overrides)
             let new = try Board.loadConfig(path: path, overrides: overrides + session.map(\.item))
             let restart = new.startOnly != startedWith
             await apply(new)
-            logger.notice("config reloaded from \(path)")
+            let kept = session.isEmpty ? "" : " (this run's SETs kept: " + session.map(\.item).joined(separator: ", ") + ")"
+            logger.notice("config reloaded from \(path)\(kept)")
             if restart {
                 logger.warning("config: changes outside \(ScandConfig.runtimeKeys.joined(separator: ", ")) take effect at the next start")
             }

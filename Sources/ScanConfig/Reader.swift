@@ -436,8 +436,10 @@ struct Reader {
         case .double(let x): n = x
         default: fail(key, "must be a number, not \(v.typeName)"); return d
         }
-        guard n.isFinite, range.contains(n) else {
-            fail(key, "\(JSONText.number(n)) is out of range; allowed: \(JSONText.number(range.lowerBound)) to \(JSONText.number(range.upperBound)) \(unit)")
+        guard n.isFinite else { fail(key, "\(n) is not a finite number; allowed: \(JSONText.number(range.lowerBound)) to \(JSONText.number(range.upperBound)) \(unit)"); return d }
+        guard range.contains(n) else {
+            // As written, not rounded: 32.0000001 is not shown as 32 beside "allowed: 0 to 32".
+            fail(key, "\(n) is out of range; allowed: \(JSONText.number(range.lowerBound)) to \(JSONText.number(range.upperBound)) \(unit)")
             return d
         }
         return n

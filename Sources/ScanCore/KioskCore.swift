@@ -403,7 +403,7 @@ public struct KioskCore: Sendable {
         switch mode {
         case .onRequest: return "one autofocus cycle per press"
         case .continuous: return "continuous autofocus" + (trigger == .presentation || trigger == .continuous ? " (scan.trigger = \(trigger.rawValue): no press)" : "")
-        case .manual(let d): return "lens fixed at \(JSONText.number(d, decimals: 2)) dioptres" + (d > 0 ? " (\(JSONText.number(100 / d, decimals: 0)) cm)" : " (infinity)")
+        case .manual(let d): return "lens fixed at " + FocusMode.lensText(d)
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import ScanApp
 import ScanConfig
 import ScanCore
+import ScanHardware
 
 /// `scand check-config`: validate a config file without starting anything.
 struct CheckConfig: ParsableCommand {
@@ -74,7 +75,7 @@ struct CheckConfig: ParsableCommand {
         let what = switch mode {
         case .onRequest: "one autofocus cycle per press, after the torch"
         case .continuous: k.focus == .continuous ? "continuous autofocus" : "continuous autofocus (scan.trigger = \(k.trigger.rawValue) has no press)"
-        case .manual(let d): "lens fixed at \(JSONText.number(d, decimals: 2)) dioptres" + (d > 0 ? " (\(JSONText.number(100 / d, decimals: 0)) cm)" : " (infinity)")
+        case .manual(let d): "lens fixed at " + FocusMode.lensText(d)
         }
         return "\(k.focus.rawValue): \(what)" + (k.focus == .fixed ? " (a camera without a lens position control ignores it)" : " (a camera without autofocus ignores it)")
     }

@@ -33,6 +33,12 @@ import Testing
         #expect(set.status == 200, "\(set)")
         #expect(await daemon.logged("camera focus: lens fixed at 2 dioptres (50 cm)"), "\(daemon.logText)")
         #expect(try Run.scand(["status", "--config", config]).stdout.contains("focus: fixed\n"))
+        // A key SET never takes is named as such, not as a clash with this run's focus SET.
+        let raw = try ControlSocket.command(socket, "SET camera.controls.focus_auto=off")
+        #expect(raw.text.contains("camera.controls.focus_auto is not set while running"), "\(raw.text)")
+        // A value no number can be is named as written.
+        let nan = try ControlSocket.command(socket, "SET camera.lens_position=nan")
+        #expect(nan.text.contains("nan is not a finite number"), "\(nan.text)")
     }
 
     @Test func checkConfigNamesTheFocusAndRefusesALensPositionOutOfRange() throws {

@@ -172,6 +172,25 @@ import Testing
         #expect(await d.logged("scand.toml:1:2: a key cannot start with the end of the line"), "\(d.logText)")
     }
 
+    @Test func aSetDoesNotHideABrokenFileOnReload() async throws {
+        let d = try Daemon()
+        defer { try? FileManager.default.removeItem(at: d.dir) }
+        #expect(await d.logged("scand started"), "\(d.logText)")
+        #expect(try await d.ask("SET scan.session_timeout_ms=4000").hasPrefix("OK"))
+        // The file gets the same key with a value no start would take: the reload is refused
+        // though this run's SET would cover it.
+        let file = d.dir.appendingPathComponent("scand.toml")
+        let good = try String(contentsOf: file, encoding: .utf8)
+        try (good + "\n[scan]\nsession_timeout_ms = -5\n").write(to: file, atomically: true, encoding: .utf8)
+        kill(d.process.processIdentifier, SIGHUP)
+        #expect(await Poll.until { d.count("config reload rejected, keeping the running config") == 1 }, "\(d.logText)")
+        #expect(await d.logged("session_timeout_ms"), "the reason names the key: \(d.logText)")
+        // A good file is taken, and the log says which SETs this run keeps over it.
+        try (good + "\n[scan]\nsession_timeout_ms = 6000\n").write(to: file, atomically: true, encoding: .utf8)
+        kill(d.process.processIdentifier, SIGHUP)
+        #expect(await d.logged("(this run's SETs kept: scan.session_timeout_ms=4000)"), "\(d.logText)")
+    }
+
     @Test func outOfDescriptorsTheEventSocketDoesNotSpin() async throws {
         let dir = try Fixture.temporaryFolder("scand-emfile")
         defer { try? FileManager.default.removeItem(at: dir) }

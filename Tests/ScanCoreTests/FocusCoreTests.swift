@@ -178,4 +178,15 @@ import Testing
         #expect(Self.hardware(kiosk.run(.reload(settings, SpeechPhrases()))) == [])
         #expect(Self.hardware(kiosk.run(.camera(.opened))) == [.setFocus(.continuous)])
     }
+
+    @Test func lensPositionsReadAsDistances() {
+        #expect(FocusMode.lensText(2.5) == "2.5 dioptres (40 cm)")
+        #expect(FocusMode.lensText(0.25) == "0.25 dioptres (4 m)")
+        #expect(FocusMode.lensText(0.3) == "0.3 dioptres (3.3 m)")
+        #expect(FocusMode.lensText(0.03) == "0.03 dioptres (33 m)")
+        #expect(FocusMode.lensText(0.001) == "0.001 dioptres (infinity)")
+        #expect(FocusMode.lensText(1e-300) == "0 dioptres (infinity)")
+        #expect(FocusMode.lensText(0) == "0 dioptres (infinity)")
+        #expect(FocusMode.lensText(32) == "32 dioptres (3 cm)")
+    }
 }
