@@ -25,6 +25,20 @@ public enum ConfigLoader {
     }
 
     /// Parses config text; `file` names it in errors.
+    /// Where a daemon started from the file at `path` answers (control.socket, status.file),
+    /// read from the TOML alone: for `scand status` when another key of the file is wrong (the
+    /// daemon may well run with the file as it was). Nil when the file is not TOML at all.
+    public static func statusPlaces(path: String) -> (controlSocket: String?, statusFile: String?)? {
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? TOML.parse(bytes) else { return nil }
+        func value(_ table: String, _ key: String) -> String?? {
+            guard case .table(let t)? = document.root[table], let v = t[key] else { return .none }
+            guard case .string(let s) = v else { return .some(nil) }
+            return .some(s.isEmpty ? nil : s)
+        }
+        let defaults = ScandConfig()
+        return (value("control", "socket") ?? defaults.controlSocket, value("status", "file") ?? defaults.statusFile)
+    }
+
     public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String,
                              knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)

@@ -84,6 +84,12 @@ struct Status: ParsableCommand {
                 let defaults = ScandConfig()
                 socket = defaults.controlSocket
                 statusFile = file ?? defaults.statusFile
+            } else if let places = ConfigLoader.statusPlaces(path: config) {
+                // A file with a wrong value: the daemon may run with it as it was (a reload
+                // refused the change), so it is asked where the file says, and the error shown.
+                printError("scand status: \(config) has errors (a restart would refuse it); asking the daemon where it says:\n\(error)")
+                socket = places.controlSocket
+                statusFile = file ?? places.statusFile
             } else if file == nil {
                 // With --file the config only names the socket: one that cannot be read leaves the file.
                 printError("\(error)"); throw ExitCode(1)

@@ -25,6 +25,23 @@ import Testing
         #expect(json.status == 0 && json.stdout.hasPrefix("{\"camera\":") && json.stdout.contains("\"torchMode\":\"on\""), "\(json.stdout)")
     }
 
+    @Test func aFileWithAWrongValueStillFindsTheDaemon() async throws {
+        let daemon = try SetupPageTests.Daemon(web: false, statusFile: false)
+        #expect(await daemon.logged("control socket on"), "\(daemon.logText)")
+        let config = daemon.dir.appendingPathComponent("scand.toml")
+        // The running daemon keeps its config; the file gets a value no start would take.
+        let text = try String(contentsOf: config, encoding: .utf8)
+        #expect(text.contains("session_timeout_ms = 3000"))
+        try text.replacingOccurrences(of: "session_timeout_ms = 3000", with: "session_timeout_ms = -5").write(to: config, atomically: true, encoding: .utf8)
+        var run = try Run.scand(["status", "--config", config.path])
+        _ = await Poll.until(10) {
+            run = (try? Run.scand(["status", "--config", config.path])) ?? run
+            return run.status == 0
+        }
+        #expect(run.status == 0 && run.stdout.contains("phase: idle"), "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stderr.contains("has errors (a restart would refuse it)") && run.stderr.contains("session_timeout_ms"), "\(run.stderr)")
+    }
+
     @Test func withNoDaemonItSaysSoInOneLine() throws {
         let dir = try Fixture.temporaryFolder("scand-status-none")
         defer { try? FileManager.default.removeItem(at: dir) }
