@@ -342,8 +342,15 @@ public final class KioskDriver {
     }
 
     /// `camera.focus` for the status, or `camera.controls` when those set the lens.
+    /// The focus in effect: `auto-on-press` under a trigger mode with no press is `continuous`;
+    /// `fixed` names its lens position (`fixed at 2.5 dioptres (40 cm)`).
     static func focus(_ settings: KioskSettings) -> String {
-        settings.lensByControls ? "camera.controls" : settings.focus.rawValue
+        switch settings.focusMode {
+        case nil: return "camera.controls"
+        case .onRequest: return FocusSetting.autoOnPress.rawValue
+        case .continuous: return FocusSetting.continuous.rawValue
+        case .manual(let d): return "\(FocusSetting.fixed.rawValue) at \(FocusMode.lensText(d))"
+        }
     }
 
     static func name(_ phase: KioskMachine.Phase) -> String {

@@ -74,7 +74,9 @@ public struct KioskStatus: Sendable, Equatable {
     public var guidance: [Advice] = []
     /// The viewport decoded now.
     public var viewport = Viewport.full
-    /// How the camera focuses: `camera.focus`, or `camera.controls` when those set the lens.
+    /// How the camera focuses now: `auto-on-press`, `continuous` (also `auto-on-press` under a
+    /// trigger mode with no press), `fixed at 2 dioptres (50 cm)`, or `camera.controls` when
+    /// those set the lens.
     public var focus = FocusSetting.autoOnPress.rawValue
     /// Autofocus cycles the camera started (one per press with `auto-on-press`; 0 for a camera
     /// without autofocus).

@@ -32,7 +32,7 @@ import Testing
         let set = try ControlSocket.command(socket, "SET camera.focus=\"fixed\"")
         #expect(set.status == 200, "\(set)")
         #expect(await daemon.logged("camera focus: lens fixed at 2 dioptres (50 cm)"), "\(daemon.logText)")
-        #expect(try Run.scand(["status", "--config", config]).stdout.contains("focus: fixed\n"))
+        #expect(try Run.scand(["status", "--config", config]).stdout.contains("focus: fixed at 2 dioptres (50 cm)\n"))
         // A key SET never takes is named as such, not as a clash with this run's focus SET.
         let raw = try ControlSocket.command(socket, "SET camera.controls.focus_auto=off")
         #expect(raw.text.contains("camera.controls.focus_auto is not set while running"), "\(raw.text)")

@@ -28,6 +28,8 @@ import Testing
         h.advance(.milliseconds(2500)) // watching, then the code wakes a session
         #expect(h.trace.of("lens") == ["continuous"])
         #expect(h.camera.focusMode == .continuous && h.camera.autofocusCycles == 0)
+        // The status says what the lens does, not the setting's word (auto-on-press has no press here).
+        #expect(h.status.json.contains("\"focus\":\"continuous\""), "\(h.status.json)")
     }
 
     @Test func fixedHoldsTheLensAtItsPositionFromTheStart() throws {
