@@ -460,6 +460,7 @@ import Glibc
         #expect(object["torchButtonsDisabled"] as? [Bool] == [true, true, true], "\(report)")
         let rows = object["status"] as? [String] ?? []
         #expect(rows.contains("torchunavailable") && rows.contains("torch modeon"), "\(rows)")
+        #expect(rows.contains("focusauto-on-press"), "the focus in effect is shown: \(rows)")
         let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))
         #expect(answer.status == 400 && answer.text == "ERR TORCH: no torch line\n", "\(answer.status) \(answer.text)")
     }
