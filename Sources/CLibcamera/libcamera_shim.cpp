@@ -393,6 +393,9 @@ extern "C" int scand_lc_start(scand_lc_camera *c, char *err, size_t errlen) {
         if (rc < 0) return fail(err, errlen, rc, std::string("Camera::start: ") + strerror(-rc));
         c->running = true;
         for (auto &request : c->requests) {
+            /* A request the last Camera::stop cancelled must be reused before it is queued again:
+             * libcamera 0.0.3 aborts on a cancelled one (request.cpp:117, RequestPending). */
+            request->reuse(Request::ReuseBuffers);
             rc = c->cam->queueRequest(request.get());
             if (rc < 0) {
                 c->cam->stop();
