@@ -29,7 +29,7 @@ fetch() {
   command -v qemu-system-x86_64 >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends qemu-system-x86 >/dev/null
   if [ ! -f "$W/x/boot/vmlinuz-$K" ]; then
     (cd "$W/debs" && apt-get -qq -o APT::Sandbox::User=root download \
-      linux-image-$K linux-headers-$K linux-headers-$KV-common linux-kbuild-6.1 linux-source-6.1 \
+      linux-image-$K linux-headers-$K linux-headers-$KV-common linux-kbuild-6.1 \
       busybox-static v4l-utils libv4l-0 libv4lconvert0 libjpeg62-turbo gpiod libgpiod2 kmod)
     for p in linux-image-$K busybox-static v4l-utils libv4l-0 libv4lconvert0 libjpeg62-turbo gpiod libgpiod2; do
       dpkg -x "$W"/debs/${p}_*.deb "$W/x"
@@ -38,11 +38,19 @@ fetch() {
     dpkg -x "$W"/debs/kmod_*.deb "$W/kmodx" && ln -sf kmod "$W/kmodx/bin/depmod"
     for p in linux-headers-$K linux-headers-$KV-common linux-kbuild-6.1; do dpkg -x "$W"/debs/${p}_*.deb "$W/hdr"; done
     sed -i "s#include /usr/src/#include $W/hdr/usr/src/#" "$W/hdr/usr/src/linux-headers-$K/Makefile"
+    "$W/kmodx/bin/depmod" -b "$W/x" "$K"
+  fi
+  # The kernel sources the lab builds out of tree: gpio-sim (+ irq_sim) and vimc.
+  if [ ! -f "$W/src/linux-source-6.1/drivers/media/test-drivers/vimc/vimc-core.c" ]; then
+    (cd "$W/debs" && apt-get -qq -o APT::Sandbox::User=root download linux-source-6.1)
     dpkg-deb --fsys-tarfile "$W"/debs/linux-source-6.1_*.deb | tar -x -C "$W/src" ./usr/src/linux-source-6.1.tar.xz
     tar -xJf "$W/src/usr/src/linux-source-6.1.tar.xz" -C "$W/src" linux-source-6.1/drivers/gpio/gpio-sim.c \
-      linux-source-6.1/drivers/gpio/gpiolib.h linux-source-6.1/kernel/irq/irq_sim.c
+      linux-source-6.1/drivers/gpio/gpiolib.h linux-source-6.1/kernel/irq/irq_sim.c linux-source-6.1/drivers/media/test-drivers/vimc
     rm -f "$W/src/usr/src/linux-source-6.1.tar.xz" "$W"/debs/linux-source-6.1_*.deb
-    "$W/kmodx/bin/depmod" -b "$W/x" "$K"
+  fi
+  if [ ! -x "$W/udevx/bin/udevadm" ]; then
+    (cd "$W/debs" && apt-get -qq -o APT::Sandbox::User=root download udev)
+    dpkg -x "$W"/debs/udev_*.deb "$W/udevx"
   fi
   # dmsetup for the power cut's dm-flakey table (libdevmapper; the rest comes from the host).
   if [ ! -x "$W/x/sbin/dmsetup" ]; then
@@ -62,6 +70,18 @@ build_gpiosim() {
   sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$O/irq_sim.c"
   grep -q 'generic_handle_irq(irqnum)' "$O/irq_sim.c"
   printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' > "$O/Kbuild"
+  make -s -C "$W/hdr/usr/src/linux-headers-$K" M="$O" modules
+}
+
+build_vimc() {
+  # vimc (media controller test driver: sensor, debayer, scaler, capture) as Debian would build
+  # it; it needs the media controller and the subdev API (built in) and videobuf2-vmalloc and
+  # v4l2-tpg (modules, vivid's too).
+  [ -f "$W/vimc/vimc.ko" ] && return
+  O=$W/vimc
+  rm -rf "$O"; mkdir -p "$O"
+  cp "$W"/src/linux-source-6.1/drivers/media/test-drivers/vimc/*.[ch] "$O/"
+  sed 's/$(CONFIG_VIDEO_VIMC)/m/' "$W/src/linux-source-6.1/drivers/media/test-drivers/vimc/Makefile" > "$O/Kbuild"
   make -s -C "$W/hdr/usr/src/linux-headers-$K" M="$O" modules
 }
 
@@ -89,6 +109,11 @@ build_initramfs() {
     cp "$X/usr/bin/$b" "$R/usr/bin/"
     for lib in $(ldd "$X/usr/bin/$b" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
   done
+  # udevd: libcamera finds cameras through udev's database and learns of a camera unplugged or
+  # plugged from udev's events, as on a booted system.
+  mkdir -p "$R/lib/systemd"
+  cp "$W/udevx/bin/udevadm" "$R/bin/"; ln -sf /bin/udevadm "$R/lib/systemd/systemd-udevd"
+  for lib in $(ldd "$W/udevx/bin/udevadm" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
   export LD_LIBRARY_PATH=$X/lib/x86_64-linux-gnu
   cp "$X/sbin/dmsetup" "$R/sbin/"
   for lib in $(ldd "$X/sbin/dmsetup" | awk '/=> \//{print $3}'); do cp -L "$lib" "$R/lib/x86_64-linux-gnu/"; done
@@ -96,10 +121,18 @@ build_initramfs() {
   cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
   M=$X/lib/modules/$K; RM=$R/lib/modules/$K; mkdir -p "$RM/extra"
   cp "$M/modules.order" "$M/modules.builtin" "$M/modules.builtin.modinfo" "$RM/"
-  for m in vivid configfs 9p 9pnet_virtio virtio_pci virtio_blk dm-flakey ext4 crc32c_generic; do
+  for m in vivid videobuf2-vmalloc v4l2-tpg configfs 9p 9pnet_virtio virtio_pci virtio_blk dm-flakey ext4 crc32c_generic; do
     for ko in $(grep -E "/$m\.ko:" "$M/modules.dep" | tr -d ':'); do mkdir -p "$RM/$(dirname "$ko")"; cp "$M/$ko" "$RM/$ko"; done
   done
-  cp "$W/gpiosim/gpio-sim.ko" "$RM/extra/"
+  cp "$W/gpiosim/gpio-sim.ko" "$W/vimc/vimc.ko" "$RM/extra/"
+  # libcamera's pieces beside the library scand links (its libraries come with scand's): the
+  # vimc IPA module with its signature, its isolating proxy and its configuration, at the paths
+  # the library was built with.
+  for f in /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so /usr/lib/x86_64-linux-gnu/libcamera/ipa_vimc.so.sign \
+           /usr/lib/x86_64-linux-gnu/libcamera/vimc_ipa_proxy /usr/share/libcamera/ipa/vimc/vimc.conf; do
+    [ -f "$f" ] || { echo "hardware lab: $f is missing (apt-get install libcamera-ipa)"; exit 1; }
+    mkdir -p "$R$(dirname "$f")"; cp "$f" "$R$f"
+  done
   "$W/kmodx/bin/depmod" -b "$R" "$K"
   (cd "$R" && find . | "$X/bin/busybox" cpio -o -H newc 2>/dev/null | gzip -1) > "$W/initramfs.gz"
 }
@@ -147,9 +180,9 @@ open(sys.argv[2], "wb").write(lzma.LZMADecompressor().decompress(d[d.find(b"\xfd
 }
 
 case $STEP in
-  prepare) fetch; build_gpiosim; build_scand; build_initramfs ;;
+  prepare) fetch; build_gpiosim; build_vimc; build_scand; build_initramfs ;;
   run) run_vm ;;
   powercut) shift; powercut "$@" ;;
-  all) fetch; build_gpiosim; build_scand; build_initramfs
+  all) fetch; build_gpiosim; build_vimc; build_scand; build_initramfs
        rc=0; run_vm || rc=1; powercut 1 4 || rc=1; exit $rc ;;
 esac

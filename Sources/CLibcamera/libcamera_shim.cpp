@@ -305,9 +305,11 @@ extern "C" void scand_lc_release(scand_lc_camera *c) {
 
 extern "C" const char *scand_lc_camera_id(const scand_lc_camera *c) { return c->id.c_str(); }
 
-/* scand's formats in its order: gray first, then planar YUV (luma plane as it is), then packed. */
+/* scand's formats in its order: gray first, then planar YUV (luma plane as it is), then packed,
+ * then packed RGB (luma computed per pixel; vimc's pipeline gives only RGB888 and BGR888). */
 static const PixelFormat preferred[] = {
     formats::R8, formats::NV12, formats::NV21, formats::YUV420, formats::YVU420, formats::YUYV, formats::UYVY,
+    formats::RGB888, formats::BGR888,
 };
 
 extern "C" int scand_lc_configure(scand_lc_camera *c, int width, int height, int buffers, scand_lc_stream_info *info,
@@ -327,7 +329,7 @@ extern "C" int scand_lc_configure(scand_lc_camera *c, int width, int height, int
         if (!choice) {
             std::string names;
             for (const PixelFormat &pf : offered) names += (names.empty() ? "" : ", ") + pf.toString();
-            return fail(err, errlen, -EINVAL, "the camera offers " + names + "; scand takes R8, NV12, NV21, YUV420, YVU420, YUYV, UYVY");
+            return fail(err, errlen, -EINVAL, "the camera offers " + names + "; scand takes R8, NV12, NV21, YUV420, YVU420, YUYV, UYVY, RGB888, BGR888");
         }
         sc.pixelFormat = *choice;
         sc.size = Size(width, height);
@@ -391,6 +393,9 @@ extern "C" int scand_lc_start(scand_lc_camera *c, char *err, size_t errlen) {
         if (rc < 0) return fail(err, errlen, rc, std::string("Camera::start: ") + strerror(-rc));
         c->running = true;
         for (auto &request : c->requests) {
+            /* A request the last Camera::stop cancelled must be reused before it is queued again:
+             * libcamera 0.0.3 aborts on a cancelled one (request.cpp:117, RequestPending). */
+            request->reuse(Request::ReuseBuffers);
             rc = c->cam->queueRequest(request.get());
             if (rc < 0) {
                 c->cam->stop();

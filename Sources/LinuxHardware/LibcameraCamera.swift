@@ -39,7 +39,13 @@ public final class LibcameraCamera: FrameSource, Sendable {
     /// What `open()` configured.
     public struct Negotiated: Sendable, Equatable {
         public var id: String
-        public var format: CameraFormat
+        /// Where the frames' luma is.
+        public var layout: LibcameraFrames.Layout
+        /// scand's name for the format; nil for RGB.
+        public var format: CameraFormat? {
+            if case .yuv(let format) = layout { return format }
+            return nil
+        }
         public var libcameraFormat: String
         public var width: Int
         public var height: Int
@@ -110,10 +116,10 @@ public final class LibcameraCamera: FrameSource, Sendable {
             do { info = try device.configure(width: settings.width, height: settings.height, buffers: max(3, settings.buffers)) } catch {
                 throw hardwareError(error)
             }
-            guard let format = LibcameraFrames.format(named: info.format), info.width > 0, info.height > 0, info.bufferCount >= 2 else {
+            guard let layout = LibcameraFrames.layout(named: info.format), info.width > 0, info.height > 0, info.bufferCount >= 2 else {
                 throw HardwareError(.invalidFormat, operation: "Camera::configure", device: name,
                                     hint: "libcamera configured \(info.format) \(info.width)x\(info.height) with \(info.bufferCount) buffers; "
-                                        + "scand takes R8, NV12, NV21, YUV420, YUYV, UYVY")
+                                        + "scand takes R8, NV12, NV21, YUV420, YUYV, UYVY, RGB888, BGR888")
             }
             var problems: [String] = []
             var values: [String: Double] = [:]
@@ -125,7 +131,7 @@ public final class LibcameraCamera: FrameSource, Sendable {
                     problems.append("\(name)=\(value): \(mapping.libcameraName): \(error.message)")
                 }
             }
-            let negotiated = Negotiated(id: device.id, format: format, libcameraFormat: info.format, width: info.width, height: info.height,
+            let negotiated = Negotiated(id: device.id, layout: layout, libcameraFormat: info.format, width: info.width, height: info.height,
                                         stride: info.stride, buffers: info.bufferCount, controlProblems: problems)
             state.withLock { $0.device = device; $0.negotiated = negotiated; $0.values = values }
         } catch {
@@ -428,7 +434,7 @@ final class LibcameraStream: @unchecked Sendable {
         let gray = pool.take()
         let copied = live.withLock { alive -> Bool in
             guard alive, let plane = device.plane(c.index) else { return false }
-            return LibcameraFrames.copyLuma(plane, format: f.format, width: f.width, height: f.height, stride: f.stride, into: gray.buffer)
+            return LibcameraFrames.copyLuma(plane, layout: f.layout, width: f.width, height: f.height, stride: f.stride, into: gray.buffer)
         }
         try requeue(c.index)
         guard copied else { return nil }

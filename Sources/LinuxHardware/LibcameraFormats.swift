@@ -6,7 +6,8 @@ import ScanHardware
 public enum LibcameraFrames {
     /// The scand format for libcamera's pixel format name (`PixelFormat::toString`): gray and
     /// planar YUV give their first plane as it is (YVU420's luma is YUV420's), packed YUV its Y
-    /// bytes. Nil for a format scand does not take (raw Bayer, RGB, MJPEG).
+    /// bytes. Nil for RGB (see `layout(named:)`) and the formats scand does not take (raw Bayer,
+    /// MJPEG).
     public static func format(named name: String) -> CameraFormat? {
         switch name {
         case "R8": return .grey
@@ -17,6 +18,48 @@ public enum LibcameraFrames {
         case "UYVY": return .uyvy
         default: return nil
         }
+    }
+
+    /// Where a libcamera format keeps a frame's luma.
+    public enum Layout: Sendable, Equatable {
+        /// A format scand knows by its V4L2 name: the luma plane as it is, or packed YUV's Y bytes.
+        case yuv(CameraFormat)
+        /// Packed 24-bit RGB, the luma computed per pixel (BT.601 weights, full range); `red` and
+        /// `blue` are the byte offsets in a pixel. libcamera's RGB888 is B, G, R in memory and
+        /// BGR888 R, G, B; vimc's pipeline gives only these two.
+        case rgb24(red: Int, blue: Int)
+    }
+
+    /// The layout of libcamera's pixel format `name`: the YUV and gray formats of
+    /// `format(named:)`, then RGB888 and BGR888. Nil for raw Bayer, MJPEG and the rest.
+    public static func layout(named name: String) -> Layout? {
+        if let format = format(named: name) { return .yuv(format) }
+        switch name {
+        case "RGB888": return .rgb24(red: 2, blue: 0)
+        case "BGR888": return .rgb24(red: 0, blue: 2)
+        default: return nil
+        }
+    }
+
+    /// Copies the luma of a frame in `plane` into `out` as `copyLuma(_:format:...)` does, RGB
+    /// computed from each pixel.
+    public static func copyLuma(_ plane: UnsafeRawBufferPointer, layout: Layout, width: Int, height: Int, stride: Int,
+                                into out: UnsafeMutableRawBufferPointer) -> Bool {
+        guard case .rgb24(let red, let blue) = layout else {
+            guard case .yuv(let format) = layout else { return false }
+            return copyLuma(plane, format: format, width: width, height: height, stride: stride, into: out)
+        }
+        guard width > 0, height > 0, out.count >= width * height, stride >= width * 3,
+              plane.count >= stride * (height - 1) + width * 3 else { return false }
+        for row in 0..<height {
+            var at = row * stride
+            for x in 0..<width {
+                let r = Int(plane[at + red]), g = Int(plane[at + 1]), b = Int(plane[at + blue])
+                out[row * width + x] = UInt8((77 * r + 150 * g + 29 * b + 128) >> 8)
+                at += 3
+            }
+        }
+        return true
     }
 
     /// The bytes the first plane must hold for a `width` x `height` frame with rows `stride`

@@ -37,7 +37,7 @@ struct CheckConfig: ParsableCommand {
             if c.hardware == .linux {
                 print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
                       + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))"
-                      + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY it offers"))
+                      + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY, RGB888, BGR888 it offers"))
             }
             print("  focus " + Self.focus(c.kiosk))
             print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")

@@ -97,7 +97,7 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
     func configure(width: Int, height: Int, buffers: Int) throws(LibcameraShimError) -> LibcameraStreamInfo {
         let (format, stride) = shim.state.withLock { ($0.format, $0.stride) }
         let packed = format == "YUYV" || format == "UYVY"
-        let rowBytes = packed ? width * 2 : width
+        let rowBytes = format == "RGB888" || format == "BGR888" ? width * 3 : packed ? width * 2 : width
         let lineBytes = stride > 0 ? stride : (rowBytes + 31) / 32 * 32
         let info = LibcameraStreamInfo(width: width, height: height, stride: lineBytes, format: format, bufferCount: buffers)
         inner.withLock { s in
@@ -204,16 +204,18 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
     // MARK: Injected input
 
     /// Completes request `index`: its buffer's luma rows hold `luma(x, y)`, the stride padding
-    /// and (packed formats) the chroma bytes hold 0x80.
+    /// and (packed formats) the chroma bytes hold 0x80; RGB pixels are gray (R = G = B).
     func complete(_ index: Int, status: LibcameraCompletion.Status = .complete, nanos: UInt64 = 0,
                   luma: (Int, Int) -> UInt8 = { _, _ in 0 }) {
         inner.withLock { s in
             let info = s.info!
             let packed = info.format == "YUYV" || info.format == "UYVY"
+            let rgb = info.format == "RGB888" || info.format == "BGR888"
             let b = s.buffers[index]
             b.initializeMemory(as: UInt8.self, repeating: 0x80)
             for y in 0..<info.height {
                 for x in 0..<info.width {
+                    if rgb { for c in 0..<3 { b[y * info.stride + 3 * x + c] = luma(x, y) }; continue }
                     let at = y * info.stride + (packed ? 2 * x + (info.format == "UYVY" ? 1 : 0) : x)
                     b[at] = luma(x, y)
                 }

@@ -22,7 +22,7 @@ import Glibc
         let fake = FakeLibcamera()
         let cam = camera(fake)
         try cam.open()
-        #expect(cam.negotiated == .init(id: "/base/soc/i2c0mux/i2c@1/imx708@1a", format: .nv12, libcameraFormat: "NV12", width: 6, height: 4,
+        #expect(cam.negotiated == .init(id: "/base/soc/i2c0mux/i2c@1/imx708@1a", layout: .yuv(.nv12), libcameraFormat: "NV12", width: 6, height: 4,
                                         stride: 32, buffers: 4, controlProblems: []))
         #expect(cam.name == "libcamera /base/soc/i2c0mux/i2c@1/imx708@1a")
         try cam.startCapture()
@@ -262,6 +262,20 @@ import Glibc
         #expect(frame.packedPixels() == (0..<4).flatMap { y in (0..<6).map { x in Self.pattern(x, y) } })
         cam.close()
     }
+
+    @Test func vimcsBGR888OpensAndGivesGrayFrames() async throws {
+        let fake = FakeLibcamera()
+        fake.state.withLock { $0.format = "BGR888"; $0.stride = 6 * 3 }
+        let cam = camera(fake)
+        try cam.open()
+        #expect(cam.negotiated?.layout == .rgb24(red: 0, blue: 2) && cam.negotiated?.format == nil)
+        #expect(cam.summary.hasPrefix("libcamera BGR888 6x4"))
+        try cam.startCapture()
+        try #require(fake.device).complete(0) { Self.pattern($0, $1) }
+        let frame = try await cam.nextFrame()
+        #expect(frame.packedPixels() == (0..<4).flatMap { y in (0..<6).map { x in Self.pattern(x, y) } })
+        cam.close()
+    }
 }
 
 @Suite struct LibcameraFramesTests {
@@ -304,6 +318,31 @@ import Glibc
         #expect(luma(nv12, .nv12, width: 5, height: 3, stride: 4) == nil)
         #expect(luma(nv12, .mjpeg, width: 5, height: 3, stride: 8) == nil)
         #expect(LibcameraFrames.planeBytesNeeded(.yuyv, width: 4, height: 2, stride: 10) == 18)
+    }
+
+    @Test func rgb888AndBGR888GiveTheLumaOfEachPixel() {
+        // Two pixels a row, rows 8 bytes apart: white, black / pure red, pure blue (in R, G, B).
+        let rgb: [[UInt8]] = [[255, 255, 255], [0, 0, 0], [255, 0, 0], [0, 0, 255]]
+        func packed(_ order: (([UInt8]) -> [UInt8])) -> [UInt8] {
+            order(rgb[0]) + order(rgb[1]) + [0xEE, 0xEE] + order(rgb[2]) + order(rgb[3]) + [0xEE, 0xEE]
+        }
+        let expected: [UInt8] = [255, 0, 77, 29]
+        let orders: [(String, ([UInt8]) -> [UInt8])] = [("RGB888", { Array($0.reversed()) }), ("BGR888", { $0 })]
+        for (name, order) in orders {
+            let layout = LibcameraFrames.layout(named: name)
+            var out = [UInt8](repeating: 0, count: 4)
+            let ok = packed(order).withUnsafeBytes { src in
+                out.withUnsafeMutableBytes { LibcameraFrames.copyLuma(src, layout: layout!, width: 2, height: 2, stride: 8, into: $0) }
+            }
+            #expect(ok && out == expected, "\(name)")
+        }
+        var out = [UInt8](repeating: 0, count: 4)
+        let short = [UInt8](repeating: 0, count: 8 + 5)
+        #expect(!short.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { LibcameraFrames.copyLuma(src, layout: .rgb24(red: 2, blue: 0), width: 2, height: 2, stride: 8, into: $0) }
+        })
+        #expect(LibcameraFrames.layout(named: "NV12") == .yuv(.nv12))
+        #expect(LibcameraFrames.layout(named: "SRGGB10_CSI2P") == nil)
     }
 
     @Test func libcameraFormatNamesMapToScandFormats() {

@@ -74,8 +74,8 @@ void scand_lc_release(scand_lc_camera *camera);
 const char *scand_lc_camera_id(const scand_lc_camera *camera);
 
 /* Configures one stream (StreamRole::Viewfinder) of about width x height in the first of the
- * camera's formats scand takes (R8, NV12, NV21, YUV420, YVU420, YUYV, UYVY), allocates
- * `buffers` buffers (FrameBufferAllocator) and maps their first plane. */
+ * camera's formats scand takes (R8, NV12, NV21, YUV420, YVU420, YUYV, UYVY, RGB888, BGR888),
+ * allocates `buffers` buffers (FrameBufferAllocator) and maps their first plane. */
 int scand_lc_configure(scand_lc_camera *camera, int width, int height, int buffers, scand_lc_stream_info *info,
                        char *err, size_t errlen);
 
