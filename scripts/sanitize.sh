@@ -15,6 +15,10 @@ if grep -rnE '\bMutex(<|\()' Sources Tests; then
     echo "sanitize.sh: use Locked (ScanHardware/Threads.swift), not Mutex: ThreadSanitizer cannot see Mutex's lock on Linux" >&2
     exit 1
 fi
+if grep -rnF 'Locked(())' Sources Tests | grep -v '///'; then
+    echo "sanitize.sh: use ThreadLock for a lock that guards no value: ThreadSanitizer reports Locked(())'s empty state as racing" >&2
+    exit 1
+fi
 # The attack suites (scripts/attack-suites.sh) bound a daemon's CPU, memory and latency, which a
 # sanitizer multiplies: the test command leaves them out here; `scripts/sanitize.sh --all` runs
 # them too (about 20 minutes more).

@@ -198,14 +198,7 @@ public final class LibcameraCamera: FrameSource, Sendable {
         guard let device = state.withLock({ $0.device }) else {
             throw HardwareError(.disconnected, operation: operation, device: name, errno: EBADF, hint: "the camera is not open")
         }
-        do { try device.setFocus(mode) } catch {
-            if error.errno == ENOTSUP {
-                var e = HardwareError.noFocusControl(mode, operation: operation, device: name, errno: ENOTSUP)
-                e.hint = error.message.isEmpty ? e.hint : "\(error.message); it keeps its lens where it is"
-                throw e
-            }
-            throw hardwareError(error)
-        }
+        do { try device.setFocus(mode) } catch { throw focusError(error, mode, operation: operation) }
         state.withLock { $0.focus = mode }
     }
 
@@ -217,17 +210,20 @@ public final class LibcameraCamera: FrameSource, Sendable {
         }
         guard streaming else {
             // The shim answers ENOTSUP without the controls: asked now, carried out at the start.
-            do { try device.setFocus(.onRequest) } catch {
-                if error.errno == ENOTSUP { throw .noFocusControl(.onRequest, operation: "AfTrigger", device: name, errno: ENOTSUP) }
-                throw hardwareError(error)
-            }
+            do { try device.setFocus(.onRequest) } catch { throw focusError(error, .onRequest, operation: "AfTrigger") }
             state.withLock { $0.autofocusDue = true }
             return
         }
-        do { try device.autofocus() } catch {
-            if error.errno == ENOTSUP { throw .noFocusControl(.onRequest, operation: "AfTrigger", device: name, errno: ENOTSUP) }
-            throw hardwareError(error)
-        }
+        do { try device.autofocus() } catch { throw focusError(error, .onRequest, operation: "AfTrigger") }
+    }
+
+    /// The shim's ENOTSUP (no such control, or a libcamera before 0.0.4) as `noFocusControl`,
+    /// with the shim's words; any other failure as the device's.
+    private func focusError(_ error: LibcameraShimError, _ mode: FocusMode, operation: String) -> HardwareError {
+        guard error.errno == ENOTSUP else { return hardwareError(error) }
+        var e = HardwareError.noFocusControl(mode, operation: operation, device: name, errno: ENOTSUP)
+        if !error.message.isEmpty { e.hint = "\(error.message); it keeps its lens where it is" }
+        return e
     }
 
     /// Stops the camera (`Camera::stop`) after its reader thread has ended.

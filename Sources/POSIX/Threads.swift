@@ -30,30 +30,17 @@ public func spawnThread(_ body: @escaping @Sendable () -> Void) -> Bool {
 /// threads that met at the lock and reports the guarded state as racing (it did: two setup-page
 /// previews opened at once). A pthread mutex it sees.
 ///
-/// The mutex lives at a fixed heap address of its own: `&mutex` on a stored property would be a
-/// Swift access to the property, begun before the lock is held (ThreadSanitizer reported four
-/// writers on one `Locked` as racing there).
+/// The mutex is a `ThreadLock`'s, at a fixed heap address of its own: `&mutex` on a stored
+/// property would be a Swift access to the property, begun before the lock is held
+/// (ThreadSanitizer reported four writers on one `Locked` as racing there).
 public final class Locked<State>: @unchecked Sendable {
     private var state: State
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let lock = ThreadLock()
 
-    public init(_ state: State) {
-        self.state = state
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    public init(_ state: State) { self.state = state }
 
     public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try lock.withLock { () throws(E) -> R in try body(&state) }
     }
 }
 

@@ -110,19 +110,6 @@ public enum FocusMode: Sendable, Equatable, CustomStringConvertible {
     /// The lens held at `dioptres` (1 / distance in metres: 0 is infinity, 10 is 10 cm).
     case manual(dioptres: Double)
 
-    /// `dioptres` as a person reads them: `2.5 dioptres (40 cm)`, `0.25 dioptres (4 m)`,
-    /// `0 dioptres (infinity)` (anything beyond 1 km is).
-    public static func lensText(_ dioptres: Double) -> String {
-        func plain(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(x) }
-        let cm = 100 / dioptres
-        let distance = if dioptres <= 0 || cm >= 100_000 { "infinity" }
-            else if cm < 100 { "\(Int(cm.rounded())) cm" }
-            else if cm < 1000 { "\(plain((cm / 10).rounded() / 10)) m" }
-            else { "\(Int((cm / 100).rounded())) m" }
-        let places = dioptres < 1 ? 1000.0 : 100.0
-        return "\(plain((dioptres * places).rounded() / places)) dioptres (\(distance))"
-    }
-
     public var description: String {
         switch self {
         case .onRequest: return "autofocus on request"

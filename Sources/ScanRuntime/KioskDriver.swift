@@ -132,7 +132,7 @@ public final class KioskDriver {
                            pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
                            outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
                            connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: core.guidance,
-                           viewport: tuning.viewport, focus: Self.focus(core.machine.settings), autofocusCycles: core.autofocusCycles)
+                           viewport: tuning.viewport, focus: core.machine.settings.focusInEffect, autofocusCycles: core.autofocusCycles)
     }
 
     // MARK: - Steps
@@ -224,30 +224,9 @@ public final class KioskDriver {
                 return [.now(.rateSet(fps, took: false))]
             }
         case .setFocus(let mode):
-            // A camera without the control (`invalidFormat`: ENOTSUP, EINVAL) is answered so:
-            // the core says so once, never an error. Any other failure is the device's, which
-            // the stream and the presence check report; the lens is asked again when it reopens.
-            do {
-                try camera.setFocus(mode)
-                return [.now(.focusSet(mode, took: true))]
-            } catch where error.kind == .invalidFormat {
-                logger.debug("camera \(camera.name): \(error)")
-                return [.now(.focusSet(mode, took: false))]
-            } catch {
-                logger.warning("camera \(camera.name): focus not set: \(error)")
-                return []
-            }
+            return lensStep("focus not set", { () throws(HardwareError) in try camera.setFocus(mode) }) { .focusSet(mode, took: $0) }
         case .startAutofocus:
-            do {
-                try camera.startAutofocus()
-                return [.now(.autofocusStarted(took: true))]
-            } catch where error.kind == .invalidFormat {
-                logger.debug("camera \(camera.name): \(error)")
-                return [.now(.autofocusStarted(took: false))]
-            } catch {
-                logger.warning("camera \(camera.name): no autofocus cycle: \(error)")
-                return []
-            }
+            return lensStep("no autofocus cycle", { () throws(HardwareError) in try camera.startAutofocus() }) { .autofocusStarted(took: $0) }
         case .say(let id, let text):
             let report = onSpeech
             hardware.speaker?.say(text, started: { report?(.speechStarted(id: id)) }, ended: { report?(.speechEnded(id: id, $0)) })
@@ -341,15 +320,21 @@ public final class KioskDriver {
         }
     }
 
-    /// `camera.focus` for the status, or `camera.controls` when those set the lens.
-    /// The focus in effect: `auto-on-press` under a trigger mode with no press is `continuous`;
-    /// `fixed` names its lens position (`fixed at 2.5 dioptres (40 cm)`).
-    static func focus(_ settings: KioskSettings) -> String {
-        switch settings.focusMode {
-        case nil: return "camera.controls"
-        case .onRequest: return FocusSetting.autoOnPress.rawValue
-        case .continuous: return FocusSetting.continuous.rawValue
-        case .manual(let d): return "\(FocusSetting.fixed.rawValue) at \(FocusMode.lensText(d))"
+    /// A lens request and its answer to the core. A camera without the control (`invalidFormat`:
+    /// ENOTSUP, EINVAL) is answered `took: false`, and the core says so once, never an error.
+    /// Any other failure is the device's, which the stream and the presence check report; the
+    /// lens is asked again when the camera reopens.
+    private func lensStep(_ failure: String, _ request: () throws(HardwareError) -> Void,
+                          answer: (Bool) -> KioskCore.Input) -> [Answer] {
+        do {
+            try request()
+            return [.now(answer(true))]
+        } catch where error.kind == .invalidFormat {
+            logger.debug("camera \(hardware.camera.name): \(error)")
+            return [.now(answer(false))]
+        } catch {
+            logger.warning("camera \(hardware.camera.name): \(failure): \(error)")
+            return []
         }
     }
 
