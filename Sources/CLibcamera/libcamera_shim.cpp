@@ -11,9 +11,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -185,6 +187,9 @@ struct scand_lc_camera {
     std::mutex done_lock;
     std::deque<scand_lc_completion> done;
     bool disconnected = false;
+    /* Gone without libcamera knowing (see gone_device_node): libcamera is not called again for
+     * this camera, whose objects are kept, never freed. */
+    bool lost = false;
 
     void signal() {
         uint64_t one = 1;
@@ -290,14 +295,35 @@ extern "C" int scand_lc_acquire(const char *id, scand_lc_camera **out, char *err
     }
 }
 
+/* What a lost camera leaves: libcamera's objects for it, which cannot be stopped or freed
+ * without libcamera 0.0.3 aborting on the requests its gone device never gave back. They are
+ * kept for the life of the process (a few descriptors and buffers per camera lost); the
+ * CameraManager is made anew (manager_drop), so a camera bound again is found afresh. */
+struct lost_camera {
+    std::shared_ptr<Camera> cam;
+    std::unique_ptr<CameraConfiguration> config;
+    std::unique_ptr<FrameBufferAllocator> allocator;
+    std::vector<std::unique_ptr<Request>> requests;
+};
+
 extern "C" void scand_lc_release(scand_lc_camera *c) {
     if (!c) return;
     scand_lc_stop(c);
     c->cam->requestCompleted.disconnect(c);
     c->cam->disconnected.disconnect(c);
-    c->freeStream();
-    c->cam->release();
-    c->cam.reset();
+    bool lost;
+    {
+        std::lock_guard<std::mutex> hold(c->done_lock);
+        lost = c->lost;
+    }
+    if (lost) {
+        c->unmap();
+        new lost_camera{std::move(c->cam), std::move(c->config), std::move(c->allocator), std::move(c->requests)};
+    } else {
+        c->freeStream();
+        c->cam->release();
+        c->cam.reset();
+    }
     if (c->efd >= 0) close(c->efd);
     delete c;
     manager_drop();
@@ -387,8 +413,10 @@ extern "C" int scand_lc_start(scand_lc_camera *c, char *err, size_t errlen) {
     if (c->running) return 0;
     if (c->requests.empty()) return fail(err, errlen, -EINVAL, "the camera is not configured");
     try {
+        /* The controls set while idle go with the start and again with the first request: some
+         * pipelines (vimc in 0.0.3) ignore the start's. */
         ControlList initial(c->cam->controls());
-        c->applyPending(initial);
+        for (auto &entry : c->pending) initial.set(entry.first, entry.second);
         int rc = c->cam->start(&initial);
         if (rc < 0) return fail(err, errlen, rc, std::string("Camera::start: ") + strerror(-rc));
         c->running = true;
@@ -396,6 +424,7 @@ extern "C" int scand_lc_start(scand_lc_camera *c, char *err, size_t errlen) {
             /* A request the last Camera::stop cancelled must be reused before it is queued again:
              * libcamera 0.0.3 aborts on a cancelled one (request.cpp:117, RequestPending). */
             request->reuse(Request::ReuseBuffers);
+            c->applyPending(request->controls());
             rc = c->cam->queueRequest(request.get());
             if (rc < 0) {
                 c->cam->stop();
@@ -414,7 +443,13 @@ extern "C" void scand_lc_stop(scand_lc_camera *c) {
         std::lock_guard<std::mutex> hold(c->state_lock);
         if (!c->running) return;
         c->running = false;
-        c->cam->stop(); /* pending requests complete as cancelled, on this thread */
+        bool lost;
+        {
+            std::lock_guard<std::mutex> done_hold(c->done_lock);
+            lost = c->lost;
+        }
+        /* A lost camera's queued requests never come back, and Camera::stop would abort on them. */
+        if (!lost) c->cam->stop(); /* pending requests complete as cancelled, on this thread */
     }
     std::lock_guard<std::mutex> hold(c->done_lock);
     c->done.clear();
@@ -432,7 +467,7 @@ extern "C" int scand_lc_take_completed(scand_lc_camera *c, scand_lc_completion *
         c->done.pop_front();
         return 1;
     }
-    if (c->disconnected) return -ENODEV;
+    if (c->disconnected || c->lost) return -ENODEV;
     uint64_t count;
     ssize_t n = read(c->efd, &count, sizeof count); /* under the lock: no completion slips past */
     (void)n;
@@ -442,6 +477,10 @@ extern "C" int scand_lc_take_completed(scand_lc_camera *c, scand_lc_completion *
 extern "C" int scand_lc_requeue(scand_lc_camera *c, int index, char *err, size_t errlen) {
     std::lock_guard<std::mutex> hold(c->state_lock);
     if (!c->running) return 0; /* stopped meanwhile: the buffer waits for the next start */
+    {
+        std::lock_guard<std::mutex> hold(c->done_lock);
+        if (c->lost) return fail(err, errlen, -ENODEV, "the camera is gone");
+    }
     if (index < 0 || (size_t)index >= c->requests.size()) return fail(err, errlen, -EINVAL, "no request " + std::to_string(index));
     try {
         Request *request = c->requests[index].get();
@@ -568,7 +607,51 @@ extern "C" int scand_lc_set_focus(scand_lc_camera *c, int mode, double dioptres,
 #endif
 }
 
-extern "C" int scand_lc_check(const scand_lc_camera *c) {
-    std::lock_guard<std::mutex> hold(const_cast<scand_lc_camera *>(c)->done_lock);
-    return c->disconnected ? -ENODEV : 0;
+/* A V4L2 or media device node this process holds open that was removed (its descriptor's link
+ * reads "/dev/video3 (deleted)"), or "". libcamera 0.0.3 reports an unplugged camera only for
+ * UVC; a platform camera's driver unbound (vimc, a CSI receiver) leaves its requests queued on
+ * the gone node. scand opens no V4L2 node itself with the libcamera backend: the nodes held are
+ * libcamera's. */
+static std::mutex kept_lock;
+static std::set<int> kept_fds; /* a lost camera's descriptors, never closed: not a camera gone again */
+
+static std::string gone_device_node(bool keep) {
+    DIR *dir = opendir("/proc/self/fd");
+    if (!dir) return "";
+    std::lock_guard<std::mutex> hold(kept_lock);
+    std::string gone;
+    while (struct dirent *entry = readdir(dir)) {
+        if (entry->d_name[0] == '.') continue;
+        int fd = atoi(entry->d_name);
+        if (kept_fds.count(fd)) continue;
+        char link[128];
+        std::string path = std::string("/proc/self/fd/") + entry->d_name;
+        ssize_t n = readlink(path.c_str(), link, sizeof link - 1);
+        if (n <= 0) continue;
+        std::string target(link, (size_t)n);
+        static const std::string suffix = " (deleted)";
+        bool device = target.rfind("/dev/video", 0) == 0 || target.rfind("/dev/media", 0) == 0 || target.rfind("/dev/v4l-subdev", 0) == 0;
+        if (device && target.size() > suffix.size() && target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0) {
+            if (gone.empty()) gone = target.substr(0, target.size() - suffix.size());
+            if (!keep) break;
+            kept_fds.insert(fd);
+        }
+    }
+    closedir(dir);
+    return gone;
+}
+
+extern "C" int scand_lc_check(scand_lc_camera *c, char *err, size_t errlen) {
+    {
+        std::lock_guard<std::mutex> hold(c->done_lock);
+        if (c->disconnected) return fail(err, errlen, -ENODEV, "libcamera reported the camera disconnected");
+        if (c->lost) return fail(err, errlen, -ENODEV, "the camera is gone");
+    }
+    if (gone_device_node(false).empty()) return 0;
+    /* Gone: its descriptors stay open with the objects kept, and are passed over from now on. */
+    std::string gone = gone_device_node(true);
+    std::lock_guard<std::mutex> hold(c->done_lock);
+    c->lost = true;
+    c->signal();
+    return fail(err, errlen, -ENODEV, "its device node " + gone + " was removed (driver unbound or unplugged)");
 }

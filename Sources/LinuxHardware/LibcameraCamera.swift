@@ -369,13 +369,20 @@ final class LibcameraStream: @unchecked Sendable {
         }
     }
 
+    /// How long the reader waits for a frame before it asks whether the camera is still there:
+    /// a camera whose driver was unbound just stops giving frames.
+    static let presenceCheckMs: Int32 = 1000
+
     /// The reader thread: poll the eventfd and the wake pipe; take every completed request, keep
-    /// the newest, queue the rest back.
+    /// the newest, queue the rest back. A second without a frame asks the shim whether the
+    /// camera is gone (`.disconnected`); `stallTimeoutMs` without one is `.timedOut`.
     private func readLoop() {
         defer { wakeUp(ended.write) }
+        let step = min(stallTimeoutMs, Self.presenceCheckMs)
+        var quietMs: Int32 = 0
         while true {
             var fds = [pollfd(fd: device.eventFD, events: Int16(POLLIN), revents: 0), pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)]
-            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, stallTimeoutMs) }
+            let n = fds.withUnsafeMutableBufferPointer { sys.poll($0.baseAddress, 2, step) }
             if handoff.isStopped { return }
             if n < 0 {
                 let code = sys.errno()
@@ -383,9 +390,15 @@ final class LibcameraStream: @unchecked Sendable {
                 handoff.fail(HardwareError(HardwareError.kind(forErrno: code), operation: "poll", device: name, errno: code)); return
             }
             if n == 0 {
+                do throws(LibcameraShimError) { try device.check() } catch {
+                    handoff.fail(errorFor(error)); return
+                }
+                quietMs += step
+                guard quietMs >= stallTimeoutMs else { continue }
                 handoff.fail(HardwareError(.timedOut, operation: "poll", device: name, errno: ETIMEDOUT, hint: "no frame for \(stallTimeoutMs) ms"))
                 return
             }
+            quietMs = 0
             do { try drain() } catch {
                 handoff.fail(error); return
             }

@@ -131,7 +131,8 @@ public protocol LibcameraDevice: AnyObject, Sendable {
     /// Starts one autofocus cycle with the next request (`AfMode` Auto, `AfTrigger` Start).
     /// Throws ENOTSUP as `setFocus` does.
     func autofocus() throws(LibcameraShimError)
-    /// Throws ENODEV once libcamera reported the camera disconnected.
+    /// Throws ENODEV once libcamera reported the camera disconnected, or once a device node
+    /// libcamera holds for it was removed (which libcamera 0.0.3 reports only for UVC cameras).
     func check() throws(LibcameraShimError)
     /// Releases the camera (`Camera::release`); calls after it fail with EBADF.
     func release()
@@ -298,8 +299,9 @@ final class SystemLibcameraDevice: LibcameraDevice, @unchecked Sendable {
 
     func check() throws(LibcameraShimError) {
         try with("Camera::disconnected") { camera throws(LibcameraShimError) in
-            let rc = scand_lc_check(camera)
-            if rc < 0 { throw LibcameraShimError(call: "Camera::disconnected", errno: -rc, message: "the camera was disconnected") }
+            var err = ShimMessage()
+            let rc = err.call { scand_lc_check(camera, $0, $1) }
+            if rc < 0 { throw err.error("Camera::disconnected", rc) }
         }
     }
 

@@ -71,6 +71,8 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
         var info: LibcameraStreamInfo?
         var completed: [LibcameraCompletion] = []
         var disconnected = false
+        /// A device node of the camera removed (a driver unbound): no signal, frames just stop.
+        var nodeRemoved = false
         var released = false
         var running = false
         /// Every request queued back, in order.
@@ -191,8 +193,13 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
     }
 
     func check() throws(LibcameraShimError) {
-        if inner.withLock({ $0.disconnected }) {
+        let (disconnected, removed) = inner.withLock { ($0.disconnected, $0.nodeRemoved) }
+        if disconnected {
             throw LibcameraShimError(call: "Camera::disconnected", errno: ENODEV, message: "the camera was disconnected")
+        }
+        if removed {
+            throw LibcameraShimError(call: "Camera::disconnected", errno: ENODEV,
+                                     message: "its device node /dev/video3 was removed (driver unbound or unplugged)")
         }
     }
 
@@ -230,6 +237,11 @@ final class FakeLibcameraDevice: LibcameraDevice, @unchecked Sendable {
     func unplug() {
         inner.withLock { $0.disconnected = true }
         wakeUp(pipe.write)
+    }
+
+    /// The driver unbound under libcamera 0.0.3: no signal, no completion, the node gone.
+    func unbind() {
+        inner.withLock { $0.nodeRemoved = true }
     }
 
     /// Returns once request `index` was queued back (at once when it already was).

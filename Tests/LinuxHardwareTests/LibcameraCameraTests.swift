@@ -104,6 +104,27 @@ import Glibc
         #expect(device.released)
     }
 
+    /// libcamera 0.0.3 does not report a platform camera whose driver was unbound: its frames
+    /// just stop. A second without one asks the shim, which finds the node gone, long before
+    /// the stall bound (two minutes here).
+    @Test func aCameraWhoseDriverWasUnboundIsDisconnectedNotStalled() async throws {
+        let fake = FakeLibcamera()
+        let cam = camera(fake)
+        try cam.open()
+        try cam.startCapture()
+        let device = try #require(fake.device)
+        device.complete(0) { _, _ in 1 }
+        _ = try await cam.nextFrame()
+        device.unbind()
+        await #expect { _ = try await cam.nextFrame() } throws: { e in
+            let e = e as? HardwareError
+            return e?.kind == .disconnected && e?.operation == "Camera::disconnected"
+                && e?.description.contains("/dev/video3 was removed") == true
+        }
+        cam.close()
+        #expect(device.released)
+    }
+
     @Test func stopCaptureWakesAWaiterAndAStreamStartsAgain() async throws {
         let fake = FakeLibcamera()
         let cam = camera(fake)

@@ -131,8 +131,12 @@ enum {
  * AfMode (on request, continuous) or no LensPosition (manual); -EINVAL for another mode. */
 int scand_lc_set_focus(scand_lc_camera *camera, int mode, double dioptres, double *taken, char *err, size_t errlen);
 
-/* 0 while the camera is there; -ENODEV once libcamera reported it disconnected. */
-int scand_lc_check(const scand_lc_camera *camera);
+/* 0 while the camera is there; -ENODEV once libcamera reported it disconnected, or once a V4L2
+ * or media device node libcamera holds open was removed (a driver unbound, a camera unplugged
+ * that libcamera 0.0.3 does not report). A camera found gone is not stopped or released through
+ * libcamera any more (0.0.3 aborts on requests a gone device never gave back): its objects are
+ * kept until the process ends. */
+int scand_lc_check(scand_lc_camera *camera, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
