@@ -15,7 +15,8 @@ import Glibc
     static let viewport = "[0.15, 0.3, 0.7, 0.5]"
 
     /// A daemon on simulated hardware: serial to a pty the test holds, the control socket and
-    /// (with `web`) the setup page; `torch`: a torch line; `statusFile`: a status file.
+    /// (with `web`) the setup page; `torch`: a torch line; `statusFile`: a status file; `extra`:
+    /// more TOML at the end of the config.
     final class Daemon {
         let dir: URL
         let host: PseudoTerminal
@@ -23,7 +24,7 @@ import Glibc
         let log: URL
         let port: UInt16
 
-        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true, statusFile: Bool = true) throws {
+        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true, statusFile: Bool = true, extra: String = "") throws {
             self.dir = try dir ?? Fixture.temporaryFolder("scand-web")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
@@ -33,7 +34,7 @@ import Glibc
                 [web]
                 listen = "127.0.0.1:\(port)"
                 \(token.map { "token = \"\($0)\"" } ?? "")
-                """ : "")).write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
+                """ : "") + "\n" + extra).write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh", Run.scand.path, "run", "--config",
