@@ -2,10 +2,11 @@
 /// their decode time, and the codes refused; the sessions that ended without a read, with a
 /// histogram of how long they ran. Pure: every time comes in as an argument.
 ///
-/// Decode time is from the start of the attempt to the good read, on the core's time: the
-/// attempt starts when a session starts (a press, a host `TRIGGER`, a presentation wake, a
-/// continuous session's start) and again at each read in a session that goes on reading
-/// (presentation, continuous).
+/// Decode time is from the start of the attempt to the good read, on the core's time. A
+/// trigger starts an attempt (a press, a host `TRIGGER`, a presentation wake). Without one (a
+/// continuous session, and after a read in a session that goes on reading) the attempt starts
+/// at the first of the frames in a row that showed a code: a code held up to a scanner that
+/// always scans is timed from when it came into view, not from when scanning began.
 public struct DecodeStatistics: Equatable, Sendable {
     /// Counts of durations in Zebra's decode-time bins: ≤75, ≤110, ≤170, ≤300, ≤600, ≤1000,
     /// ≤1500 and over 1500 ms, with their sum.
@@ -56,8 +57,19 @@ public struct DecodeStatistics: Equatable, Sendable {
     public private(set) var refused: [Symbology: Int] = [:]
     /// How long the sessions that ended without a read (timeout, release, cancel) ran.
     public private(set) var noReads = Histogram()
-    /// When the attempt being timed started (nil: no session).
-    private var attemptStart: Duration?
+    private var attempt = Attempt.none
+
+    /// The attempt being timed.
+    private enum Attempt: Equatable, Sendable {
+        /// No session.
+        case none
+        /// A trigger started it at `start`; no read yet.
+        case triggered(start: Duration)
+        /// No trigger (a continuous session) or a read before it: a read is timed from the first
+        /// of the frames in a row that showed a code (`sighted`; nil while none shows one), a
+        /// session's end without a read from `since` (the session's start or the last read).
+        case sighting(since: Duration, sighted: Duration?)
+    }
 
     public init() {}
 
@@ -66,28 +78,41 @@ public struct DecodeStatistics: Equatable, Sendable {
         Symbology.allCases.filter { reads[$0] != nil || refused[$0] != nil }
     }
 
-    /// A session started at `now`.
-    public mutating func sessionStarted(at now: Duration) {
-        attemptStart = now
+    /// A session started at `now`, by a trigger or not.
+    public mutating func sessionStarted(at now: Duration, triggered: Bool) {
+        attempt = triggered ? .triggered(start: now) : .sighting(since: now, sighted: nil)
+    }
+
+    /// A frame of the session was decoded at `now`, showing a code or not.
+    public mutating func frame(showingCode: Bool, at now: Duration) {
+        guard case .sighting(let since, let sighted) = attempt else { return }
+        attempt = .sighting(since: since, sighted: showingCode ? sighted ?? now : nil)
     }
 
     /// Codes of `symbologies` were read at `now`; the session, if it goes on, times its next
-    /// read from here.
+    /// read from the next code that comes into view.
     public mutating func read(_ symbologies: [Symbology], at now: Duration) {
-        guard let start = attemptStart else { return }
+        let start: Duration
+        switch attempt {
+        case .none: return
+        case .triggered(let at): start = at
+        case .sighting(_, let sighted): start = sighted ?? now
+        }
         for symbology in symbologies { reads[symbology, default: Histogram()].add(now - start) }
-        attemptStart = now
+        attempt = .sighting(since: now, sighted: nil)
     }
 
     public mutating func refused(_ symbology: Symbology) {
         refused[symbology, default: 0] += 1
     }
 
-    /// The session ended at `now` without a read.
+    /// The session ended at `now` without a read (since its start, or since its last read).
     public mutating func endedWithoutRead(at now: Duration) {
-        guard let start = attemptStart else { return }
-        noReads.add(now - start)
-        attemptStart = nil
+        switch attempt {
+        case .none: return
+        case .triggered(let start), .sighting(let start, _): noReads.add(now - start)
+        }
+        attempt = .none
     }
 
     /// `{"binsMs":[75,...,1500],"symbologies":{"Code-128":{"reads":..,"refused":..,"bins":[..],"seconds":..}},"noReads":{..}}`.

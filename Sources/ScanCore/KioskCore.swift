@@ -197,6 +197,7 @@ public struct KioskCore: Sendable {
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
+            statistics.frame(showingCode: symbols.contains { !$0.isEmpty }, at: now)
             lastProgress = now
             var actions: [Action] = []
             if !symbols.isEmpty, emitsEvents {
@@ -302,7 +303,8 @@ public struct KioskCore: Sendable {
             return [.startAutofocus]
         case .startCapture(let session):
             lastProgress = now
-            statistics.sessionStarted(at: now)
+            // A continuous session starts without a trigger: its reads are timed from sight.
+            statistics.sessionStarted(at: now, triggered: machine.settings.trigger != .continuous)
             return event("scanning-started", ["session": "\(session)"]) + streamActions(stream.capture(session: session, watchFPS: watchFPS))
         case .stopCapture:
             return event("scanning-stopped", [:]) + (guidance.isEmpty ? [] : setGuidance([]))

@@ -42,7 +42,7 @@ public enum MetricsFile {
         }
         metric("torch_on", "gauge", "Whether the torch is lit.", s.torch == .on ? "1" : "0")
         let d = s.decoding
-        out += "# HELP scand_decode_time_seconds Decode time of reads by symbology: from the press (or the start of the attempt) to the good read, in Zebra's bins.\n"
+        out += "# HELP scand_decode_time_seconds Decode time of reads by symbology, in Zebra's bins: from the trigger (press, TRIGGER, presentation wake), or where none started the attempt from the code coming into view, to the good read.\n"
         out += "# TYPE scand_decode_time_seconds histogram\n"
         for symbology in d.symbologies {
             out += histogram("decode_time_seconds", d.reads[symbology] ?? DecodeStatistics.Histogram(),

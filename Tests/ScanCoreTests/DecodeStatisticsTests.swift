@@ -2,8 +2,9 @@ import ScanCore
 import Testing
 
 /// Decode statistics in the pure core: reads per symbology with their decode time (from the
-/// press, or the start of the attempt, to the good read) in Zebra's bins, refusals, and the
-/// sessions that ended without a read; every time is the core's input, nothing sleeps.
+/// trigger, or from when the code came into view where no trigger started the attempt, to the
+/// good read) in Zebra's bins, refusals, and the sessions that ended without a read; every time
+/// is the core's input, nothing sleeps.
 @Suite struct DecodeStatisticsTests {
     static let code128 = Symbol(symbology: .code128, text: "1BjnpEv")
     static let ean = Symbol(symbology: .ean13, text: "4006381333931")
@@ -122,17 +123,44 @@ import Testing
         #expect(core.machine.metrics.goodReads == 1 && core.statistics.reads[.code128]?.count == 1)
     }
 
-    /// Presentation mode: the wake starts the attempt; a session that goes on reading times its
-    /// next read from the last one; a still scene ending the session is not a no-read.
-    @Test func presentationTimesFromTheWakeThenFromTheLastRead() {
-        var core = Self.core { $0.trigger = .presentation; $0.presentationIdle = .seconds(3) }
+    /// Presentation mode: the wake starts the first attempt; after a read the next code is
+    /// timed from when it came into view; a still scene ending the session is not a no-read.
+    @Test func presentationTimesFromTheWakeThenFromTheNextCodeInView() {
+        var core = Self.core {
+            $0.trigger = .presentation
+            $0.presentationIdle = .seconds(3)
+            $0.sameSymbolTimeout = .milliseconds(500)
+            $0.agreeingFrames = [.code128: 2]
+        }
         Self.run(&core, .kiosk(.sceneChanged), at: .seconds(2))
+        Self.frame(&core, [], at: .seconds(2) + .milliseconds(100))
         Self.frame(&core, [Self.ean], at: .seconds(2) + .milliseconds(160))
-        Self.frame(&core, [Self.code128], at: .seconds(2) + .milliseconds(660))
-        #expect(core.statistics.reads[.ean13]?.bins == Self.one(in: 2))
-        #expect(core.statistics.reads[.code128]?.bins == Self.one(in: 4) && core.statistics.reads[.code128]?.sum == .milliseconds(500))
+        // The EAN still in view (held back), then nothing, then a Code 128 in two agreeing frames.
+        Self.frame(&core, [Self.ean], at: .seconds(2) + .milliseconds(300))
+        Self.frame(&core, [], at: .seconds(2) + .milliseconds(400))
+        Self.frame(&core, [Self.code128], at: .seconds(2) + .milliseconds(500))
+        Self.frame(&core, [Self.code128], at: .seconds(2) + .milliseconds(600))
+        #expect(core.machine.metrics.goodReads == 2 && core.machine.metrics.repeatsHeldBack == 1)
+        #expect(core.statistics.reads[.ean13]?.bins == Self.one(in: 2) && core.statistics.reads[.ean13]?.sum == .milliseconds(160))
+        #expect(core.statistics.reads[.code128]?.bins == Self.one(in: 1) && core.statistics.reads[.code128]?.sum == .milliseconds(100))
         Self.advance(&core, to: .seconds(6))
         #expect(core.machine.phase == .watching && core.statistics.noReads.count == 0)
+    }
+
+    /// Continuous mode scans from the camera's opening without a trigger: a code shown ten
+    /// minutes later is timed from the frame it came into view in, not from the start; a host
+    /// STOP five seconds after the read is a no-read of those five seconds.
+    @Test func continuousTimesACodeFromWhenItCameIntoView() {
+        var core = Self.core { $0.trigger = .continuous; $0.agreeingFrames = [.code128: 2] }
+        #expect(core.machine.phase == .scanning(session: 1))
+        Self.frame(&core, [], at: .seconds(60))
+        Self.frame(&core, [Self.code128], at: .seconds(600))
+        Self.frame(&core, [Self.code128], at: .seconds(600) + .milliseconds(40))
+        #expect(core.machine.metrics.goodReads == 1)
+        #expect(core.statistics.reads[.code128]?.bins == Self.one(in: 0) && core.statistics.reads[.code128]?.sum == .milliseconds(40))
+        Self.run(&core, .kiosk(.hostStop), at: .seconds(605) + .milliseconds(40))
+        #expect(core.machine.metrics.closedWithoutScan == 1)
+        #expect(core.statistics.noReads.bins == Self.one(in: 7) && core.statistics.noReads.sum == .seconds(5))
     }
 
     /// New settings (SIGHUP, `SET`) keep the counts; the JSON names the bins and every
