@@ -130,6 +130,9 @@ public struct KioskCore: Sendable {
     private var focusReported: FocusSetting?
     /// Autofocus cycles started (one per press with `camera.focus = auto-on-press`).
     public private(set) var autofocusCycles = 0
+    /// Reads and decode times per symbology, refusals, no-reads: from process start, kept
+    /// across reloads.
+    public private(set) var statistics = DecodeStatistics()
 
     public init(settings: KioskSettings, phrases: SpeechPhrases = SpeechPhrases(), patterns: FeedbackPatterns = .standard,
                 firstSequence: Int = 1, keepStreaming: Bool = false, hasSpeaker: Bool = false, emitsEvents: Bool = true,
@@ -194,6 +197,7 @@ public struct KioskCore: Sendable {
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
+            statistics.frame(showingCode: symbols.contains { !$0.isEmpty }, at: now)
             lastProgress = now
             var actions: [Action] = []
             if !symbols.isEmpty, emitsEvents {
@@ -299,6 +303,8 @@ public struct KioskCore: Sendable {
             return [.startAutofocus]
         case .startCapture(let session):
             lastProgress = now
+            // A continuous session starts without a trigger: its reads are timed from sight.
+            statistics.sessionStarted(at: now, triggered: machine.settings.trigger != .continuous)
             return event("scanning-started", ["session": "\(session)"]) + streamActions(stream.capture(session: session, watchFPS: watchFPS))
         case .stopCapture:
             return event("scanning-stopped", [:]) + (guidance.isEmpty ? [] : setGuidance([]))
@@ -306,6 +312,8 @@ public struct KioskCore: Sendable {
         case .cameraDuty(let duty):
             return streamActions(stream.duty(duty, watchFPS: watchFPS))
         case .feedback(let feedback, let flash):
+            // The no-read and the cancel end a session without a read.
+            if feedback == .noRead || feedback == .cancelled { statistics.endedWithoutRead(at: now) }
             let p = player.patterns
             return [.log(.debug, "feedback \(feedback.rawValue)")]
                 + event("feedback", ["outcome": JSONText.string(feedback.rawValue), "beep": Pattern.stepsJSON(p.buzzer[feedback]),
@@ -334,7 +342,11 @@ public struct KioskCore: Sendable {
             let s = result.symbol
             return [.deliver(result, event: eventLine("result", ["seq": "\(result.sequence)", "symbology": JSONText.string(s.symbology.rawValue),
                                                                  "text": JSONText.string(s.text), "payload": PayloadClassifier.classify(s).json]))]
+        case .read(let symbologies):
+            statistics.read(symbologies, at: now)
+            return []
         case .rejected(let s, let reason):
+            statistics.refused(s.symbology)
             return event("rejected", ["symbology": JSONText.string(s.symbology.rawValue), "payload": JSONText.string(PayloadClassifier.classify(s).kind.rawValue),
                                       "bytes": "\(s.bytes.count)", "reason": JSONText.string(reason)])
         case .startTimer(let timer, let after):

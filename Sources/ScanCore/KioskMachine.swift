@@ -69,6 +69,9 @@ public enum KioskEffect: Equatable, Sendable {
     case store(ScanResult)
     /// Send the result (stored before by `store`, or not).
     case deliver(ScanResult)
+    /// Codes read in this frame, of these symbologies (a good read, held for confirmation or
+    /// not), before its feedback: what the decode statistics time.
+    case read([Symbology])
     /// A code refused by the accept filter, and why (an event; not a result).
     case rejected(Symbol, reason: String)
     case startTimer(KioskTimer, after: Duration)
@@ -377,6 +380,7 @@ public struct KioskMachine: Sendable {
         let keepsScanning = settings.trigger == .continuous || settings.trigger == .presentation
         let holds = results.count == 1 && !batch[0].numericOnly && settings.alphanumeric == .confirm
         let flash = settings.speech?.replacesFlash != true
+        effects.append(.read(batch.map(\.symbology)))
         if keepsScanning && !holds {
             metrics.goodReads += results.count
             effects += [.feedback(.goodRead, flash: flash)] + deliverAnnounced(results)

@@ -132,7 +132,8 @@ public final class KioskDriver {
                            pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
                            outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
                            connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: core.guidance,
-                           viewport: tuning.viewport, focus: core.machine.settings.focusInEffect, autofocusCycles: core.autofocusCycles)
+                           viewport: tuning.viewport, focus: core.machine.settings.focusInEffect, autofocusCycles: core.autofocusCycles,
+                           decoding: core.statistics)
     }
 
     // MARK: - Steps

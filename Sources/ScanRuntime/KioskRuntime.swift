@@ -81,6 +81,8 @@ public struct KioskStatus: Sendable, Equatable {
     /// Autofocus cycles the camera started (one per press with `auto-on-press`; 0 for a camera
     /// without autofocus).
     public var autofocusCycles = 0
+    /// Reads, decode times and refusals per symbology, and no-reads, since the process started.
+    public var decoding = DecodeStatistics()
 
     public static func == (a: KioskStatus, b: KioskStatus) -> Bool { a.json == b.json }
 
@@ -97,6 +99,7 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
             + ",\"commandsRefused\":\(outputCounts.commandsRefused),\"repliesDropped\":\(outputCounts.repliesDropped)"
             + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
+            + ",\"decoding\":" + decoding.json
             + ",\"guidance\":[" + guidance.map(\.json).joined(separator: ",") + "]"
             + ",\"viewport\":[\(viewport.x),\(viewport.y),\(viewport.width),\(viewport.height)]}"
     }

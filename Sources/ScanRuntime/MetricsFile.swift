@@ -41,6 +41,38 @@ public enum MetricsFile {
             out += "scand_camera_state{state=\"\(state)\"} \(state == s.camera.name ? 1 : 0)\n"
         }
         metric("torch_on", "gauge", "Whether the torch is lit.", s.torch == .on ? "1" : "0")
+        let d = s.decoding
+        out += "# HELP scand_decode_time_seconds Decode time of reads by symbology, in Zebra's bins: from the trigger (press, TRIGGER, presentation wake), or where none started the attempt from the code coming into view, to the good read.\n"
+        out += "# TYPE scand_decode_time_seconds histogram\n"
+        for symbology in d.symbologies {
+            out += histogram("decode_time_seconds", d.reads[symbology] ?? DecodeStatistics.Histogram(),
+                             labels: "symbology=\"\(symbology.rawValue)\"")
+        }
+        out += "# HELP scand_no_read_seconds How long the sessions that ended without a read (timeout, release, cancel) ran.\n"
+        out += "# TYPE scand_no_read_seconds histogram\n"
+        out += histogram("no_read_seconds", d.noReads)
+        out += "# HELP scand_rejected_by_symbology_total Codes read but refused by scan.accept or scan.accept_pattern, by symbology.\n"
+        out += "# TYPE scand_rejected_by_symbology_total counter\n"
+        for symbology in d.symbologies {
+            out += "scand_rejected_by_symbology_total{symbology=\"\(symbology.rawValue)\"} \(d.refused[symbology] ?? 0)\n"
+        }
+        return out
+    }
+
+    /// A Prometheus histogram's samples: cumulative `_bucket`s at each bin's upper bound (in
+    /// seconds) and `+Inf`, `_sum` and `_count`.
+    static func histogram(_ name: String, _ h: DecodeStatistics.Histogram, labels: String = "") -> String {
+        let prefix = labels.isEmpty ? "" : labels + ","
+        let braces = labels.isEmpty ? "" : "{\(labels)}"
+        var out = "", cumulative = 0
+        for (bin, count) in h.bins.enumerated() {
+            cumulative += count
+            let le = bin < DecodeStatistics.Histogram.boundsMs.count ? String(Double(DecodeStatistics.Histogram.boundsMs[bin]) / 1000) : "+Inf"
+            out += "scand_\(name)_bucket{\(prefix)le=\"\(le)\"} \(cumulative)\n"
+        }
+        let (whole, atto) = h.sum.components
+        out += "scand_\(name)_sum\(braces) \(Double(whole) + Double(atto) / 1e18)\n"
+        out += "scand_\(name)_count\(braces) \(h.count)\n"
         return out
     }
 

@@ -21,6 +21,7 @@ button.alt{background:#555}
 button:disabled{opacity:.4;cursor:not-allowed}
 pre,code{background:#14171b;padding:6px;border-radius:4px;font:12px ui-monospace,monospace;white-space:pre-wrap;margin:4px 0}
 table{border-collapse:collapse}td{padding:1px 8px 1px 0}
+#decoding th{text-align:left;font-weight:600;color:#9ab;padding:1px 12px 1px 0}#decoding td{padding-right:12px}
 #results li{font:12px ui-monospace,monospace;margin:2px 0;overflow-wrap:anywhere}
 main>div{min-width:0;flex:1 1 300px}main>div:first-child{flex:0 1 auto;max-width:100%}
 td{overflow-wrap:anywhere}section{min-width:0;max-width:100%;box-sizing:border-box}
@@ -48,6 +49,7 @@ label{display:block;margin-top:4px}input[type=range]{width:220px;vertical-align:
   <section><h2>Viewport (drag it; pull its bottom-right corner)</h2>
     <pre id="viewport-toml">[scan]
 viewport = …</pre><button id="apply-viewport">Apply viewport</button></section>
+  <section><h2>Decoding (since start)</h2><table id="decoding"></table></section>
 </div>
 <div>
   <section><h2>Status</h2><table id="status"></table></section>
@@ -98,6 +100,26 @@ function showStatus(s) {
   }
   if (!dragged && s.viewport) { viewport = s.viewport; showViewport(); }
   showGuidance(s.guidance || []);
+  if (s.decoding) showDecoding(s.decoding);
+}
+// Reads per symbology with the bin of their median decode time (press to read), and the
+// sessions that ended without a read with the bin of their median length.
+function showDecoding(d) {
+  const label = i => i < d.binsMs.length ? "≤" + d.binsMs[i] + " ms" : ">" + d.binsMs[d.binsMs.length - 1] + " ms";
+  const median = h => {
+    const count = h.bins.reduce((a, b) => a + b, 0);
+    let seen = 0;
+    for (let i = 0; i < h.bins.length; i++) { seen += h.bins[i]; if (count && 2 * seen >= count) return label(i); }
+    return "—";
+  };
+  const rows = [["symbology", "reads", "median", "refused"]];
+  for (const [name, h] of Object.entries(d.symbologies)) rows.push([name, h.reads, median(h), h.refused]);
+  rows.push(["no read", d.noReads.count, median(d.noReads), ""]);
+  $("decoding").innerHTML = "";
+  rows.forEach((row, i) => {
+    const tr = $("decoding").insertRow();
+    for (const v of row) { const cell = document.createElement(i ? "td" : "th"); cell.textContent = v; tr.append(cell); }
+  });
 }
 function showGuidance(list) {
   $("guidance").innerHTML = "";

@@ -65,7 +65,31 @@ struct Status: ParsableCommand {
                 print("connection \(PayloadText.escaped(name)): \(PayloadText.escaped(state.string ?? "?"))")
             }
         }
+        if let decoding = object["decoding"] { Self.decodingLines(decoding).forEach { print($0) } }
         if gone != nil { throw ExitCode(1) }
+    }
+
+    /// The decode statistics, a line per symbology read or refused and one for the no-reads:
+    /// `decoding Code-128: 3 reads (median ≤110 ms: 1 2 0 0 0 0 0 0), 1 refused`.
+    static func decodingLines(_ decoding: JSONValue) -> [String] {
+        typealias Histogram = DecodeStatistics.Histogram
+        func counts(_ h: JSONValue?) -> [Int] { (h?["bins"]?.array ?? []).map { Int($0.number ?? 0) } }
+        func times(_ bins: [Int]) -> String {
+            guard let median = Histogram.medianBin(bins) else { return "" }
+            return " (median \(Histogram.label(median)): \(bins.map(String.init).joined(separator: " ")))"
+        }
+        var lines = ["decoding bins: " + (0...Histogram.boundsMs.count).map(Histogram.label).joined(separator: ", ")]
+        if case .object(let each)? = decoding["symbologies"] {
+            let order = { (name: String) in Symbology(rawValue: name).flatMap { Symbology.allCases.firstIndex(of: $0) } ?? Int.max }
+            for (name, s) in each.sorted(by: { (order($0.key), $0.key) < (order($1.key), $1.key) }) {
+                let reads = Int(s["reads"]?.number ?? 0), refused = Int(s["refused"]?.number ?? 0)
+                lines.append("decoding \(PayloadText.escaped(name)): \(reads) read\(reads == 1 ? "" : "s")\(times(counts(s)))"
+                             + (refused > 0 ? ", \(refused) refused" : ""))
+            }
+        }
+        let noReads = decoding["noReads"]
+        lines.append("no reads: \(Int(noReads?["count"]?.number ?? 0))\(times(counts(noReads)))")
+        return lines
     }
 
     /// The status JSON and where it came from: the daemon on the control socket, else the

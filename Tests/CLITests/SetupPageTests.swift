@@ -15,7 +15,8 @@ import Glibc
     static let viewport = "[0.15, 0.3, 0.7, 0.5]"
 
     /// A daemon on simulated hardware: serial to a pty the test holds, the control socket and
-    /// (with `web`) the setup page; `torch`: a torch line; `statusFile`: a status file.
+    /// (with `web`) the setup page; `torch`: a torch line; `statusFile`: a status file; `extra`:
+    /// more TOML at the end of the config.
     final class Daemon {
         let dir: URL
         let host: PseudoTerminal
@@ -23,7 +24,7 @@ import Glibc
         let log: URL
         let port: UInt16
 
-        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true, statusFile: Bool = true) throws {
+        init(web: Bool = true, token: String? = nil, dir: URL? = nil, torch: Bool = true, statusFile: Bool = true, extra: String = "") throws {
             self.dir = try dir ?? Fixture.temporaryFolder("scand-web")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
@@ -33,7 +34,7 @@ import Glibc
                 [web]
                 listen = "127.0.0.1:\(port)"
                 \(token.map { "token = \"\($0)\"" } ?? "")
-                """ : "")).write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
+                """ : "") + "\n" + extra).write(to: self.dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh", Run.scand.path, "run", "--config",
@@ -434,6 +435,14 @@ import Glibc
         #expect(object["answer"] as? String == "OK TRIGGER")
         let results = object["results"] as? [String] ?? []
         #expect(results.first?.contains("Code-128: 1BjnpEv") == true, "the results list holds the read: \(results)")
+        // The decoding table: the read under its symbology with the bin of its decode time.
+        let decoding = object["decoding"] as? [[String]] ?? []
+        #expect(decoding.count == 3 && decoding[0] == ["symbology", "reads", "median", "refused"], "\(decoding)")
+        if decoding.count == 3 {
+            #expect(decoding[1].count == 4 && decoding[1][0] == "Code-128" && decoding[1][1] == "1" && decoding[1][3] == "0", "\(decoding)")
+            #expect(decoding[1][2].hasPrefix("≤") || decoding[1][2].hasPrefix(">"), "a bin: \(decoding)")
+            #expect(decoding[2] == ["no read", "0", "—", ""], "\(decoding)")
+        }
         // The screenshot: the preview's pixels (not blank) with the viewport's blue box over them.
         let image = try RGBImage.decodePNG(Array(try Data(contentsOf: shot)))
         let overlay = object["overlay"] as? [String: Any]
@@ -461,6 +470,8 @@ import Glibc
         let rows = object["status"] as? [String] ?? []
         #expect(rows.contains("torchunavailable") && rows.contains("torch modeon"), "\(rows)")
         #expect(rows.contains("focusauto-on-press"), "the focus in effect is shown: \(rows)")
+        // Before any read the decoding table has its header and the no-reads.
+        #expect(object["decoding"] as? [[String]] == [["symbology", "reads", "median", "refused"], ["no read", "0", "—", ""]], "\(report)")
         let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))
         #expect(answer.status == 400 && answer.text == "ERR TORCH: no torch line\n", "\(answer.status) \(answer.text)")
     }

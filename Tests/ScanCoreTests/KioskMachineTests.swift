@@ -78,7 +78,7 @@ import Testing
         var m = machine { $0.alphanumeric = .confirm }
         _ = m.handle(.buttonPressed)
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean])) == [
-            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
+            .read([.ean13]), .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
             .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)), .indicate(.ready),
         ])
         #expect(m.metrics.goodReads == 1 && m.torch == .off && m.phase == .idle)

@@ -23,7 +23,7 @@ import Testing
         _ = m.handle(.buttonPressed)
         let result = ScanResult(sequence: 1, session: 1, symbol: Self.ean)
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean])) == [
-            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead, flash: false),
+            .read([.ean13]), .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead, flash: false),
             .store(result), .announce(id: 1, .read([Self.ean])), .indicate(.ready),
         ], "stored at read time, sent after the announcement")
         #expect(m.metrics.goodReads == 1)
@@ -36,7 +36,7 @@ import Testing
         var m = machine { $0.speech = SpeechBehaviour(deliver: .immediately, replacesFlash: false) }
         _ = m.handle(.buttonPressed)
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean])) == [
-            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
+            .read([.ean13]), .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
             .announce(id: 1, .read([Self.ean])), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)), .indicate(.ready),
         ])
         #expect(m.handle(.announcementEnded(id: 1)) == [])
@@ -73,11 +73,11 @@ import Testing
         var m = machine { $0.trigger = .continuous }
         _ = m.handle(.buttonPressed)
         let ean = ScanResult(sequence: 1, session: 1, symbol: Self.ean)
-        #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [.feedback(.goodRead, flash: false), .store(ean),
-                                                                                        .announce(id: 1, .read([Self.ean]))])
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [.read([.ean13]), .feedback(.goodRead, flash: false),
+                                                                                        .store(ean), .announce(id: 1, .read([Self.ean]))])
         #expect(m.handle(.decoded(session: 1, symbols: [], at: .seconds(2))) == [])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.qr], at: .seconds(3))) == [
-            .feedback(.goodRead, flash: false), .cutAnnouncement(id: 1), .deliver(ean),
+            .read([.qrCode]), .feedback(.goodRead, flash: false), .cutAnnouncement(id: 1), .deliver(ean),
             .store(ScanResult(sequence: 2, session: 1, symbol: Self.qr)), .announce(id: 2, .read([Self.qr])),
         ])
     }

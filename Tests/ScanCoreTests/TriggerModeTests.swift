@@ -44,7 +44,7 @@ import Testing
             .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .seconds(1))) == [
-            .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)),
+            .read([.ean13]), .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean)),
         ])
         // Left in view: held back within the window, no beep, no count, no seq.
         #expect(m.handle(.decoded(session: 1, symbols: [Self.ean], at: .milliseconds(2500))).allSatisfy {
@@ -52,7 +52,7 @@ import Testing
         })
         #expect(m.metrics.repeatsHeldBack == 1 && m.metrics.goodReads == 1)
         #expect(m.handle(.decoded(session: 1, symbols: [Self.code128], at: .milliseconds(2600))) == [
-            .feedback(.goodRead), .deliver(ScanResult(sequence: 2, session: 1, symbol: Self.code128)),
+            .read([.code128]), .feedback(.goodRead), .deliver(ScanResult(sequence: 2, session: 1, symbol: Self.code128)),
         ])
         // A press changes nothing; the host's STOP pauses, its TRIGGER resumes.
         #expect(m.handle(.buttonPressed) == [] && m.phase == .scanning(session: 1))
@@ -71,7 +71,7 @@ import Testing
             .startTimer(.presentationIdle, after: .seconds(3)), .indicate(.scanning), .log(.debug, "scan session 1 started"),
         ])
         #expect(m.handle(.decoded(session: 1, symbols: [Self.qr], at: .seconds(1))) == [
-            .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.qr)),
+            .read([.qrCode]), .feedback(.goodRead), .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.qr)),
             .startTimer(.presentationIdle, after: .seconds(3)),
         ])
         // The code left in view is not read again; a change keeps the session awake.
@@ -92,7 +92,7 @@ import Testing
         _ = m.handle(.buttonPressed)
         let effects = m.handle(.decoded(session: 1, symbols: [Self.qr, Self.qr, Self.ean, Self.code128]))
         #expect(effects == [
-            .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
+            .read([.qrCode, .ean13]), .stopCapture, .cancelTimer(.session), .setTorch(on: false), .feedback(.goodRead),
             .deliver(ScanResult(sequence: 1, session: 1, symbol: Self.qr)), .deliver(ScanResult(sequence: 2, session: 1, symbol: Self.ean)),
             .indicate(.ready),
         ])

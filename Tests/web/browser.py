@@ -145,6 +145,7 @@ def main():
         out["torchButtonsDisabled"] = tools.evaluate(
             "['torch-on', 'torch-off', 'torch-default'].map(id => document.getElementById(id).disabled)")
         out["status"] = tools.evaluate("[...document.querySelectorAll('#status tr')].map(r => r.textContent)")
+        out["decoding"] = tools.evaluate("[...document.querySelectorAll('#decoding tr')].map(r => [...r.cells].map(c => c.textContent))")
         if layouts:
             # A 300-character payload in the results (the demo's Wi-Fi string is about 60), then
             # the page at three widths: a screenshot each, and where the panels are.
@@ -173,6 +174,10 @@ def main():
         tools.wait_for(condition, timeout)
         out["results"] = tools.evaluate("[...document.querySelectorAll('#results li')].map(li => li.textContent)")
         out["status"] = tools.evaluate("[...document.querySelectorAll('#status tr')].map(r => r.textContent)")
+        # The decoding table: a header, a row per symbology read, the no-reads (the read's
+        # row comes with the status refresh after the result).
+        tools.wait_for("document.querySelectorAll('#decoding tr').length > 2", timeout)
+        out["decoding"] = tools.evaluate("[...document.querySelectorAll('#decoding tr')].map(r => [...r.cells].map(c => c.textContent))")
         if after:
             tools.evaluate("draw()")
             with open(after, "wb") as f:
