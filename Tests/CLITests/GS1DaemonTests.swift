@@ -68,4 +68,16 @@ import Testing
         #expect(lines[0].contains(#""aim":"]d2""#) && lines[0].contains(#""payload":{"type":"gs1","gtin":"09506000134352","expiry":"2020-12-31","lot":"ABC123","serial":"XYZ"}"#))
         #expect(lines[2].contains(#""payload":{"type":"url","#), "a Digital Link's payload stays a URL")
     }
+
+    @Test func checkConfigRefusesABadValueAndNamesTheKey() throws {
+        let dir = try Fixture.temporaryFolder("scand-gs1-check")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("scand.toml")
+        try "hardware = \"simulated\"\n[camera]\nimages = [\"\(Fixture.path("gs1-128.png"))\"]\n[output.stdout]\nenabled = true\ngs1 = \"hri\"\n[output.serial]\ngs1 = \"(01)\"\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let bad = try Run.scand(["check-config", file.path])
+        #expect(bad.status != 0 && bad.stderr.contains("\(file.path):8: output.serial.gs1: \"(01)\" is not allowed; use one of: raw, hri"), "\(bad.stdout)\(bad.stderr)")
+        let good = try Run.scand(["check-config", file.path, "--set", "output.serial.gs1=raw"])
+        #expect(good.status == 0, "\(good.stdout)\(good.stderr)")
+    }
 }
