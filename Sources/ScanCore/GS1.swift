@@ -109,8 +109,8 @@ public enum GS1 {
     public static func digitalLink(_ text: String) -> Reading? {
         let utf8 = Array(text.utf8)
         guard utf8.count <= maxLength else { return nil }
-        let lower = text.lowercased()
-        let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        let head = utf8.prefix(8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }
+        let scheme = head.starts(with: "https://".utf8) ? 8 : head.starts(with: "http://".utf8) ? 7 : 0
         guard scheme > 0 else { return nil }
         let rest = utf8[scheme...].split(separator: UInt8(ascii: "#"), maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = rest.split(separator: UInt8(ascii: "?"), maxSplits: 1, omittingEmptySubsequences: false)
