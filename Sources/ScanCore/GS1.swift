@@ -263,8 +263,11 @@ public enum GS1 {
         return problems
     }
 
-    /// Bytes as text for a value: ASCII as is, any other byte as Latin-1 (none is lost).
-    static func text(_ bytes: ArraySlice<UInt8>) -> String { String(bytes.map { Character(UnicodeScalar($0)) }) }
+    /// Bytes as text for a value: UTF-8 when they are (a Digital Link percent-encodes UTF-8),
+    /// else each byte as Latin-1 (none is lost).
+    static func text(_ bytes: ArraySlice<UInt8>) -> String {
+        String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(UnicodeScalar($0)) })
+    }
 
     static func describe(_ b: UInt8) -> String {
         b >= 0x21 && b < 0x7F ? "'\(Character(UnicodeScalar(b)))'" : b == 0x20 ? "a space" : "byte 0x" + String(b, radix: 16, uppercase: true)

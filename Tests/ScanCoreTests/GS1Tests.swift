@@ -117,6 +117,11 @@ import Testing
         #expect(custom.problems == ["(21) S 1: a space is not allowed (GS1's 82 characters, CSET 82)"])
         #expect(GS1.digitalLink("https://example.com/00/106141411234567897")?.hri == "(00)106141411234567897")
         #expect(GS1.digitalLink("https://example.com/414/0614141000005/254/A1")?.hri == "(414)0614141000005(254)A1")
+        // Percent-encoded UTF-8 is read as such (and is not GS1's 82 characters); other bytes as Latin-1.
+        let utf8 = try #require(GS1.digitalLink("https://example.com/01/09506000134352/10/%C3%84B/21/%FF"))
+        #expect(pairs(utf8) == ["01=09506000134352", "10=ÄB", "21=\u{FF}"])
+        #expect(utf8.problems == ["(10) ÄB: byte 0xC3 is not allowed (GS1's 82 characters, CSET 82)",
+                                  "(21) \u{FF}: byte 0xFF is not allowed (GS1's 82 characters, CSET 82)"])
         // Attributes in the query are checked like element strings.
         let bad = try #require(GS1.digitalLink("https://id.gs1.org/01/09506000134352?17=201332&123=x&10=%G1"))
         #expect(bad.problems == ["(17) 201332: month 13 is not a month (01 to 12)",
