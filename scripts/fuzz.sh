@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=30
-targets="toml config set host payload format outbox image frame json mqtturl web httphead httpreq"
+targets="toml config set host payload gs1 format outbox image frame json mqtturl web httphead httpreq"
 jobs=1
 while [ $# -gt 0 ]; do
   case "$1" in

@@ -35,4 +35,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # zxing-cpp 3.1 (Debian ships 1.4): built from its release sources into /usr/local.
 bash "$(dirname "$0")/setup-zxing.sh"
+# The GS1 oracle test (Tests/ScanCoreTests/GS1OracleTests.swift, bench/gs1-oracle.py): biip from
+# PyPI, pinned by version and hash, in a virtual environment of its own (the system's Python
+# stays untouched); the test finds it at /opt/scand-tests/venv (or $SCAND_BIIP_PYTHON).
+if [ "${1:-}" != "--demo" ]; then
+  venv=/opt/scand-tests/venv
+  if ! "$venv/bin/python3" -c 'import importlib.metadata as m, sys; sys.exit(m.version("biip") != "5.2.0")' 2>/dev/null; then
+    $SUDO rm -rf "$venv"
+    $SUDO mkdir -p "$(dirname "$venv")"
+    $SUDO python3 -m venv "$venv"
+    $SUDO "$venv/bin/pip" install -q --disable-pip-version-check --only-binary :all: --require-hashes -r /dev/stdin <<REQ
+biip==5.2.0 --hash=sha256:a7d6e236c29c3fb9672ed9339e2cb1ca4dbba358a75417414005e3a2abfe542c
+REQ
+  fi
+fi
 command -v swift >/dev/null || { echo "setup: Swift 6 is not on PATH (see README)" >&2; exit 1; }

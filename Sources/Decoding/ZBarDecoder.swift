@@ -93,7 +93,11 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
                 corners.append(PixelPoint(x: Int(zbar_symbol_get_loc_x(symbol, i)) + offsetX,
                                           y: Int(zbar_symbol_get_loc_y(symbol, i)) + offsetY))
             }
-            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: Self.outline(corners)))
+            // zbar flags FNC1 in first position (GS1) as a modifier; zxing-cpp gives its AIM
+            // identifier, which scand reads GS1 by.
+            let gs1 = zbar_symbol_get_modifiers(symbol) & (1 << ZBAR_MOD_GS1.rawValue) != 0
+            let aim: String? = !gs1 ? nil : symbology == .code128 ? "]C1" : symbology == .qrCode ? "]Q3" : nil
+            symbols.append(Symbol(symbology: symbology, bytes: bytes, corners: Self.outline(corners), aimIdentifier: aim))
         }
         return symbols
     }

@@ -4,27 +4,40 @@ import ScanCore
 public enum OutputFormat: Sendable, Equatable {
     /// `prefix + [AIM identifier] + text + suffix`, the text escaped (control characters as `\xNN`);
     /// an EAN/UPC's add-on follows the main code after `symbology.addon_separator`, as boxed
-    /// scanners send it (AIM `]E3`).
-    case text(prefix: [UInt8], suffix: [UInt8], aim: Bool)
+    /// scanners send it (AIM `]E3`). GS1 data as decoded, or with `gs1: .hri` as
+    /// `(01)09506000134352(10)ABC`.
+    case text(prefix: [UInt8], suffix: [UInt8], aim: Bool, gs1: GS1Text = .raw)
     /// One JSON object per line:
-    /// `{"seq","time","symbology","aim","text","bytesBase64","numericOnly",["addon",]"payload":{...}}`:
-    /// `text` and `bytesBase64` the main code, `addon` its EAN-2/EAN-5 digits where one was read.
+    /// `{"seq","time","symbology","aim","text","bytesBase64","numericOnly",["addon",]"payload":{...}[,"gs1":{...}[,"gs1Errors":[...]]]}`:
+    /// `text` and `bytesBase64` the main code, `addon` its EAN-2/EAN-5 digits where one was read,
+    /// `gs1` the AIs of GS1 data (element strings or a Digital Link) as an object in their order,
+    /// `gs1Errors` what is wrong with them.
     case jsonLines
 
     /// The bytes for `result`, read at `unixMillis` (wall clock, for the `time` field).
     public func render(_ result: ScanResult, unixMillis: Int64) -> [UInt8] {
         let s = result.symbol
         switch self {
-        case .text(let prefix, let suffix, let aim):
-            return prefix + Array(((aim ? s.aim : "") + PayloadText.escaped(s.transmitted)).utf8) + suffix
+        case .text(let prefix, let suffix, let aim, let gs1):
+            let reading = gs1 == .hri ? GS1.read(s) : nil
+            let text = reading.flatMap { $0.isComplete ? $0.hri : nil } ?? s.transmitted
+            return prefix + Array(((aim ? s.aim : "") + PayloadText.escaped(text)).utf8) + suffix
         case .jsonLines:
             let line = "{\"seq\":\(result.sequence),\"time\":\(JSONText.string(Self.iso8601(unixMillis))),"
                 + "\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"aim\":\(JSONText.string(s.aim)),"
                 + "\"text\":\(JSONText.string(s.text)),\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
                 + "\"numericOnly\":\(s.numericOnly),\(s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "")"
-                + "\"payload\":\(PayloadClassifier.classify(s).json)}\n"
+                + "\"payload\":\(PayloadClassifier.classify(s).json)\(GS1.read(s).map(Self.gs1JSON) ?? "")}\n"
             return Array(line.utf8)
         }
+    }
+
+    /// `,"gs1":{"01":"09506000134352","10":"ABC"}` and, when something is wrong,
+    /// `,"gs1Errors":["(01) 09506000134353: check digit 3 is wrong, 2 expected: ..."]`.
+    static func gs1JSON(_ reading: GS1.Reading) -> String {
+        let fields = reading.distinct.map { "\(JSONText.string($0.ai)):\(JSONText.string($0.value))" }
+        let errors = reading.problems.map(JSONText.string)
+        return ",\"gs1\":{" + fields.joined(separator: ",") + "}" + (errors.isEmpty ? "" : ",\"gs1Errors\":[" + errors.joined(separator: ",") + "]")
     }
 
     /// `2026-11-22T12:00:00.123Z` from milliseconds since 1970 (UTC; no calendar library needed).

@@ -57,10 +57,10 @@ public struct Board {
             if !box.pending.isEmpty { logger.notice("\(name): \(box.pending.count) result(s) from before the restart will be sent") }
             return box
         }
-        func format(_ format: ResultFormat, aim: Bool, prefix: [UInt8], suffix: [UInt8]) -> OutputFormat {
+        func format(_ format: ResultFormat, aim: Bool, prefix: [UInt8], suffix: [UInt8], gs1: GS1Text) -> OutputFormat {
             switch format {
             case .json: return .jsonLines
-            case .text: return .text(prefix: prefix, suffix: suffix, aim: aim)
+            case .text: return .text(prefix: prefix, suffix: suffix, aim: aim, gs1: gs1)
             }
         }
         var serialPort: (any SerialPort)?
@@ -81,17 +81,17 @@ public struct Board {
         }
         if let serialPort {
             outputs.append(DeliveringOutput(port: serialPort, format: format(config.serial.format, aim: config.serial.aim,
-                                                                             prefix: config.serial.prefix, suffix: config.serial.suffix),
+                                                                             prefix: config.serial.prefix, suffix: config.serial.suffix, gs1: config.serial.gs1),
                                             outbox: try outbox("serial"), requiresAck: config.serial.ack, logger: logger))
         }
         if config.stdout.enabled {
             outputs.append(DeliveringOutput(name: "stdout", format: format(config.stdout.format, aim: config.stdout.aim,
-                                                                           prefix: config.stdout.prefix, suffix: config.stdout.suffix),
+                                                                           prefix: config.stdout.prefix, suffix: config.stdout.suffix, gs1: config.stdout.gs1),
                                             logger: logger, writer: Writers.stdout))
         }
         if config.hid.enabled {
             outputs.append(DeliveringOutput(name: "hid \(config.hid.device)",
-                                            format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim),
+                                            format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim, gs1: config.hid.gs1),
                                             outbox: try outbox("hid"), logger: logger,
                                             writer: Writers.hidKeyboard(path: config.hid.device, layout: config.hid.layout)))
         }

@@ -281,7 +281,7 @@ struct Reader {
 
         let output = table(top["output"], "output", allowed: ["serial", "stdout", "hid", "mqtt"])
         readMQTT(output["mqtt"], into: &c.mqtt)
-        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix", "format", "aim", "ack", "commands"])
+        let serial = table(output["serial"], "output.serial", allowed: ["device", "baud", "data_bits", "parity", "stop_bits", "flow_control", "prefix", "suffix", "format", "aim", "ack", "commands", "gs1"])
         c.serial.format = choice(serial, "output.serial.format", default: ResultFormat.text)
         c.serial.aim = bool(serial, "output.serial.aim", default: false)
         c.serial.ack = bool(serial, "output.serial.ack", default: false)
@@ -289,8 +289,9 @@ struct Reader {
             fail("output.serial.ack", "needs format = \"json\": the host acknowledges a result by its seq (ACK <seq>), which only JSON carries")
         }
         c.serial.commands = bool(serial, "output.serial.commands", default: true)
+        c.serial.gs1 = gs1Text(serial, "output.serial.gs1", format: c.serial.format)
         for (name, key) in [("stdout", "output.stdout"), ("hid", "output.hid")] {
-            let t = table(output[name], key, allowed: ["enabled", "device", "format", "aim", "prefix", "suffix", "layout"])
+            let t = table(output[name], key, allowed: ["enabled", "device", "format", "aim", "prefix", "suffix", "layout", "gs1"])
             var o = name == "stdout" ? c.stdout : c.hid
             o.enabled = bool(t, "\(key).enabled", default: false)
             o.device = string(t, "\(key).device", default: name == "hid" ? "/dev/hidg0" : "")
@@ -300,6 +301,7 @@ struct Reader {
             o.prefix = escapes(t, "\(key).prefix", default: [])
             o.suffix = escapes(t, "\(key).suffix", default: [10])
             o.layout = choice(t, "\(key).layout", default: KeyboardLayout.us)
+            o.gs1 = gs1Text(t, "\(key).gs1", format: o.format)
             if name == "stdout" { c.stdout = o } else { c.hid = o }
         }
         let outbox = table(top["outbox"], "outbox", allowed: ["directory", "capacity", "policy"])
@@ -354,6 +356,16 @@ struct Reader {
         return c
     }
 
+
+    /// `output.<name>.gs1`: how a text output writes GS1 data; JSON carries the AIs in its own field.
+    mutating func gs1Text(_ t: [String: ConfigValue], _ key: String, format: ResultFormat) -> GS1Text {
+        let value = choice(t, key, default: GS1Text.raw)
+        if value == .hri && format == .json {
+            fail(key, "\"hri\" is for format = \"text\": JSON carries the AIs in its \"gs1\" object; leave gs1 out or use \"raw\"")
+            return .raw
+        }
+        return value
+    }
 
     static let bauds = [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115_200, 230_400, 460_800, 921_600]
 

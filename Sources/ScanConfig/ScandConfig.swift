@@ -94,6 +94,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var ack = false
         /// Accept host commands on the port.
         public var commands = true
+        /// GS1 data as decoded or as `(01)...(10)...` (format text only).
+        public var gs1 = GS1Text.raw
     }
 
     /// Another output: stdout or a USB HID keyboard gadget.
@@ -106,6 +108,8 @@ public struct ScandConfig: Equatable, Sendable {
         public var suffix: [UInt8] = [10]
         /// HID only: the host's keyboard layout.
         public var layout = KeyboardLayout.us
+        /// GS1 data as decoded or as `(01)...(10)...` (format text only).
+        public var gs1 = GS1Text.raw
     }
 
     /// `[output.mqtt]`: results, status and commands through an MQTT broker.

@@ -37,7 +37,7 @@ public enum PayloadClassifier {
         if symbol.symbology == .ean13 || symbol.symbology == .isbn13, text.hasPrefix("978") || text.hasPrefix("979") {
             return PayloadInfo(kind: .isbn, fields: [("isbn", text)] + (symbol.addOn.map(bookPrice) ?? []))
         }
-        if let gs1 = GS1.parse(symbol) { return gs1 }
+        if let gs1 = GS1.elementStrings(symbol) { return gs1.payload }
         return classify(text)
     }
 
@@ -167,63 +167,23 @@ public enum PayloadClassifier {
     }
 }
 
-/// GS1 element strings: Application Identifiers as in GS1-128, GS1 DataMatrix and GS1 QR,
-/// with FNC1 as the group separator (0x1D) or given by the symbology identifier (`]C1`, `]d2`,
-/// `]Q3`, `]e0`).
-public enum GS1 {
-    /// Fixed-length AIs and their lengths (data only); the others run to a GS or the end.
-    static let fixed: [String: Int] = [
-        "00": 18, "01": 14, "02": 14, "11": 6, "12": 6, "13": 6, "15": 6, "16": 6, "17": 6, "20": 2,
-    ]
-    static let names: [String: String] = [
+extension GS1.Reading {
+    /// Payload names of the common AIs (the rest are `ai<AI>`), as the payload JSON has given them.
+    static let fieldNames: [String: String] = [
         "00": "sscc", "01": "gtin", "02": "content", "10": "lot", "11": "production", "13": "packaged", "15": "bestBefore",
         "17": "expiry", "21": "serial", "30": "count", "37": "units", "400": "order", "410": "shipTo", "414": "location",
     ]
 
-    public static func parse(_ symbol: Symbol) -> PayloadInfo? {
-        let gs1IDs: Set<String> = ["]C1", "]d2", "]Q3", "]e0", "]J1"]
-        var bytes = symbol.bytes
-        let flagged = symbol.aimIdentifier.map { gs1IDs.contains($0) } ?? false
-        if bytes.first == 0x1D { bytes.removeFirst() } else if !flagged { return nil }
-        guard let fields = parseElements(bytes), !fields.isEmpty else { return nil }
-        return PayloadInfo(kind: .gs1, fields: fields)
-    }
-
-    /// Splits `bytes` into (name, value) pairs, or nil when they are not element strings.
-    public static func parseElements(_ bytes: [UInt8]) -> [(String, String)]? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var rest = Substring(text)
-        var out: [(String, String)] = []
-        while !rest.isEmpty {
-            if rest.first == "\u{1D}" { rest.removeFirst(); continue }
-            guard rest.count >= 2, rest.prefix(2).allSatisfy(\.isASCIIDigit) else { return nil }
-            let two = String(rest.prefix(2))
-            // AI length: 31xx-36xx (measures) are four digits, 23x-25x, 40x-42x, 70x-72x and
-            // 80x-82x three, the rest two.
-            let aiLength = ["31", "32", "33", "34", "35", "36"].contains(two) ? 4
-                : ["23", "24", "25", "40", "41", "42", "70", "71", "72", "80", "81", "82"].contains(two) ? 3 : 2
-            guard rest.count >= aiLength else { return nil }
-            let ai = String(rest.prefix(aiLength))
-            let length: Int? = aiLength == 4 ? 6 : (two == "41" ? 13 : (aiLength == 2 ? fixed[two] : nil))
-            rest = rest.dropFirst(ai.count)
-            let value: Substring
-            if let length {
-                guard rest.count >= length else { return nil }
-                value = rest.prefix(length)
-                rest = rest.dropFirst(length)
-            } else {
-                let end = rest.firstIndex(of: "\u{1D}") ?? rest.endIndex
-                value = rest[..<end]
-                rest = rest[end...]
+    /// The payload fields: named AIs, dates of 11, 13, 15 and 17 as `2026-12-31` (`-00`: the
+    /// month's end), the others as `ai<AI>`.
+    public var payload: PayloadInfo {
+        PayloadInfo(kind: .gs1, fields: elements.map { e in
+            var value = e.value
+            if ["11", "13", "15", "17"].contains(e.ai), value.count == 6 {
+                value = "20" + value.prefix(2) + "-" + value.dropFirst(2).prefix(2) + "-" + value.suffix(2)
             }
-            var v = String(value)
-            if ["11", "13", "15", "17"].contains(ai), v.count == 6 {
-                // YYMMDD; day 00 means the end of the month.
-                v = "20" + v.prefix(2) + "-" + v.dropFirst(2).prefix(2) + "-" + v.suffix(2)
-            }
-            out.append((names[ai] ?? "ai\(ai)", v))
-        }
-        return out
+            return (Self.fieldNames[e.ai] ?? "ai\(e.ai)", value)
+        })
     }
 }
 

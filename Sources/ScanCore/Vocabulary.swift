@@ -10,6 +10,15 @@ public enum SerialFlowControl: String, Sendable, CaseIterable { case none, rtsct
 /// How results are written on a byte output: the text, or one JSON object per line.
 public enum ResultFormat: String, Sendable, CaseIterable { case text, json }
 
+/// How a text output writes GS1 data (`output.<name>.gs1`).
+public enum GS1Text: String, Sendable, CaseIterable {
+    /// As decoded: the element strings with FNC1 as 0x1D (sent as `\x1D`), a Digital Link as its URL.
+    case raw
+    /// The human-readable interpretation, `(01)09506000134352(17)201231(10)ABC`, for element
+    /// strings and Digital Links whose data splits into elements whole (else as `raw`).
+    case hri
+}
+
 /// What to do when an outbox is full.
 public enum OutboxPolicy: String, Sendable, CaseIterable {
     /// The oldest waiting result makes room (and that is logged).

@@ -105,6 +105,8 @@ import Testing
             ("SET scan..x=1", "ERR SET: scan..x: not a key"),
             ("SET output.serial.prefix=abc", "ERR SET: output.serial.prefix is not set while running"),
             ("SET outbox.directory=/tmp", "ERR SET: outbox.directory is not set while running"),
+            ("SET output.serial.gs1=hri", "ERR SET: output.serial.gs1 is not set while running"),
+            ("SET output.stdout.gs1=human", "ERR SET: output.stdout.gs1: \"human\" is not allowed; use one of: raw, hri"),
             ("SET scan.session_timeout_ms=abc", "ERR SET: scan.session_timeout_ms: must be an integer, not a string"),
             ("SET scan.session_timeout_ms=1e3", "ERR SET: scan.session_timeout_ms: must be an integer, not a number"),
             ("SET scan.nothing=1", "ERR SET: unknown key scan.nothing; known keys here: "),

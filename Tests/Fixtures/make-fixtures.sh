@@ -177,3 +177,9 @@ qrencode -s 6 -m 4 -o /tmp/qr-second.png "scand second QR"
 "${Z[@]}" --barcode=UPCA -d "03600029145+07" -o upca-addon2.png
 # A Code 39 (1HAH) beside a Code 128 that zxing-cpp 3.1 reads backwards as the EAN-13
 # 4181222111111: bench/make-misreads.py OUT --count 20 --seed 777, beside-15.jpg, as made.
+# GS1 (issue 42): element strings in GS1-128 and GS1 DataMatrix, one with a wrong GTIN check
+# digit (zint checks GS1 data unless told not to), and a Digital Link in a plain QR code.
+"${Z[@]}" --barcode=GS1_128 --gs1 -d "[01]09506000134352[3103]001250[15]261200[10]LOT7" -o gs1-128.png
+"${Z[@]}" --barcode=GS1_128 --gs1 --gs1nocheck -d "[01]09506000134353[17]261231" -o gs1-128-bad-check.png
+zint --barcode=DATAMATRIX --gs1 -d "[01]09506000134352[17]201231[10]ABC123[21]XYZ" --scale=4 --whitesp=8 --vwhitesp=8 -o gs1-datamatrix.png
+zint --barcode=QRCODE -d "https://id.gs1.org/01/09506000134352/10/ABC?17=201231" --scale=4 --whitesp=8 --vwhitesp=8 -o gs1-digital-link.png

@@ -13,7 +13,7 @@ import Glibc
 #endif
 
 enum FuzzTarget: String, CaseIterable {
-    case toml, config, set, host, payload, format, outbox, image, frame, json, mqtturl, web, httphead, httpreq
+    case toml, config, set, host, payload, gs1, format, outbox, image, frame, json, mqtturl, web, httphead, httpreq
 }
 
 let target: FuzzTarget = {
@@ -116,6 +116,27 @@ public func fuzz(_ start: UnsafePointer<UInt8>?, _ count: Int) -> Int32 {
     case .payload:
         let info = PayloadClassifier.classify(symbol(data))
         check(JSONValue.parseOK(info.json), "payload JSON does not parse: \(info.json)")
+    case .gs1:
+        // Element strings and Digital Links from any bytes: bounded, never more elements than
+        // the data holds, and a whole, valid reading written out again reads back the same.
+        let reading = GS1.parse(elementString: data)
+        check(reading.elements.count <= (data.count + 1) / 3, "\(reading.elements.count) elements from \(data.count) bytes")
+        check(!reading.isComplete || !reading.elements.isEmpty, "a complete reading without elements")
+        if reading.isComplete && reading.isValid {
+            let again = GS1.parse(elementString: GS1.elementString(reading.elements))
+            check(again.elements == reading.elements && again.isValid, "\(reading.hri) does not read back as itself")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        if let link = GS1.digitalLink(text) {
+            check(!link.elements.isEmpty && link.source == .digitalLink, "a Digital Link without its primary key")
+            // Each element adds its brackets and at most 6 zeros (a GTIN-8 made a GTIN-14);
+            // percent-decoding only shortens.
+            check(link.hri.unicodeScalars.count <= text.unicodeScalars.count + 8 * link.elements.count, "an HRI longer than its link")
+        }
+        let line = OutputFormat.jsonLines.render(ScanResult(sequence: 1, session: 1, symbol: Symbol(symbology: .dataMatrix, bytes: data, aimIdentifier: "]d2")), unixMillis: 0)
+        check(JSONValue.parseOK(String(decoding: line.dropLast(), as: UTF8.self)), "GS1 JSON does not parse")
+        let hri = OutputFormat.text(prefix: [], suffix: [], aim: false, gs1: .hri).render(ScanResult(sequence: 1, session: 1, symbol: Symbol(symbology: .qrCode, bytes: data)), unixMillis: 0)
+        check(!hri.contains { $0 < 0x20 || $0 == 0x7F }, "a raw control byte in HRI text")
     case .format:
         let result = ScanResult(sequence: 1, session: 1, symbol: symbol(data))
         let text = OutputFormat.text(prefix: [], suffix: [], aim: data.count % 2 == 0).render(result, unixMillis: 0)
