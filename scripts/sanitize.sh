@@ -23,10 +23,11 @@ fi
 # sanitizer multiplies: the test command leaves them out here; `scripts/sanitize.sh --all` runs
 # them too (about 20 minutes more).
 # ThreadSanitizer also leaves out the decoding and parsing suites that run on one thread and
-# take longest under it (about 370 of its 710 s): AddressSanitizer still runs them, and the
+# take longest under it (about 470 of its 810 s): AddressSanitizer still runs them, and the
 # decoder's threads stay covered (ParallelPassesTests, the two-thread test of HardScenePassTests,
 # the CLI's decode --workers). --all runs them too.
 single="TOMLDifferentialTests|FrameConditionTests|MisreadGuardTests|PDF417ConfirmationTests|ResampledPassTests|GuidanceTests|PassCensusTests|HighlightsPassTests|PlaneDeconvolutionTests"
+single+="|GeneratedSetTests|GS1Tests|GS1OracleTests"
 single+="|HardScenePassTests/(aBlurredDataMatrixIsReadOnceDeconvolved|aDarkNoisyFrameIsReadAtHalfSize|theDeconvolvedFramesAreMadeOnceAndReadByZXing)"
 skip=(--skip "$(scripts/attack-suites.sh)"); tsan_skip=(--skip "$(scripts/attack-suites.sh)|$single")
 [ "${1:-}" = "--all" ] && skip=() && tsan_skip=()
