@@ -58,6 +58,15 @@ public struct DecodeStatistics: Equatable, Sendable {
     /// How long the sessions that ended without a read (timeout, release, cancel) ran.
     public private(set) var noReads = Histogram()
     private var attempt = Attempt.none
+    /// The codes of the last decoded frame, and those of them already read: a code read and
+    /// still in view (held back as a repeat) is not a new code coming into view.
+    private var inView: Set<Code> = []
+    private var readInView: Set<Code> = []
+
+    private struct Code: Hashable, Sendable {
+        var symbology: Symbology
+        var bytes: [UInt8]
+    }
 
     /// The attempt being timed.
     private enum Attempt: Equatable, Sendable {
@@ -83,10 +92,14 @@ public struct DecodeStatistics: Equatable, Sendable {
         attempt = triggered ? .triggered(start: now) : .sighting(since: now, sighted: nil)
     }
 
-    /// A frame of the session was decoded at `now`, showing a code or not.
-    public mutating func frame(showingCode: Bool, at now: Duration) {
+    /// A frame of the session was decoded at `now`, showing `codes` (none, or some). A code
+    /// not read yet starts a sighting; codes already read that stay in view do not.
+    public mutating func frame(showing codes: [Symbol], at now: Duration) {
+        inView = Set(codes.filter { !$0.isEmpty }.map { Code(symbology: $0.symbology, bytes: $0.bytes) })
+        readInView.formIntersection(inView)
         guard case .sighting(let since, let sighted) = attempt else { return }
-        attempt = .sighting(since: since, sighted: showingCode ? sighted ?? now : nil)
+        let showingNewCode = !inView.isSubset(of: readInView)
+        attempt = .sighting(since: since, sighted: showingNewCode ? sighted ?? now : nil)
     }
 
     /// Codes of `symbologies` were read at `now`; the session, if it goes on, times its next
@@ -99,6 +112,7 @@ public struct DecodeStatistics: Equatable, Sendable {
         case .sighting(_, let sighted): start = sighted ?? now
         }
         for symbology in symbologies { reads[symbology, default: Histogram()].add(now - start) }
+        readInView.formUnion(inView.filter { symbologies.contains($0.symbology) })
         attempt = .sighting(since: now, sighted: nil)
     }
 

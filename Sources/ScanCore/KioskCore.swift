@@ -197,7 +197,7 @@ public struct KioskCore: Sendable {
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
-            statistics.frame(showingCode: symbols.contains { !$0.isEmpty }, at: now)
+            statistics.frame(showing: symbols, at: now)
             lastProgress = now
             var actions: [Action] = []
             if !symbols.isEmpty, emitsEvents {

@@ -249,7 +249,13 @@ public struct KioskMachine: Sendable {
                 return [] // already scanning while held / always scanning
             }
         case .awaitingConfirmation(let held):
-            guard confirms else { return startSession(byPress: true) }
+            guard confirms else {
+                // Only the person at the kiosk confirms: a host's trigger starts the next
+                // session, and the held result is discarded as one not confirmed in time.
+                metrics.confirmationsExpired += 1
+                return [.log(.notice, "result \(held.sequence) discarded: not confirmed before a TRIGGER (\(source.rawValue)) started a new session")]
+                    + startSession(byPress: true)
+            }
             phase = .idle
             metrics.goodReads += 1
             return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held)] + resume()

@@ -21,7 +21,7 @@ public enum MetricsFile {
         }
         metric("good_reads_total", "counter", "Results delivered.", "\(m.goodReads)")
         metric("rejected_total", "counter", "Codes read but refused by scan.accept or scan.accept_pattern (not results).", "\(m.rejected)")
-        metric("closed_without_scan_total", "counter", "Sessions ended without a code (timeout or cancel).", "\(m.closedWithoutScan)")
+        metric("closed_without_scan_total", "counter", "Sessions ended without a code (timeout, release, cancel, STOP).", "\(m.closedWithoutScan)")
         metric("errors_total", "counter", "Presses refused or sessions broken because the camera was unavailable.", "\(m.errors)")
         metric("torch_on_total", "counter", "Times the torch was switched on for a session or by the host.", "\(m.torchOn)")
         metric("torch_auto_on_total", "counter", "Times the automatic torch mode lit the torch (the viewport was dark).", "\(m.torchAutoOn)")
@@ -48,7 +48,7 @@ public enum MetricsFile {
             out += histogram("decode_time_seconds", d.reads[symbology] ?? DecodeStatistics.Histogram(),
                              labels: "symbology=\"\(symbology.rawValue)\"")
         }
-        out += "# HELP scand_no_read_seconds How long the sessions that ended without a read (timeout, release, cancel) ran.\n"
+        out += "# HELP scand_no_read_seconds How long the sessions that ended without a read (timeout, release, cancel, STOP) ran.\n"
         out += "# TYPE scand_no_read_seconds histogram\n"
         out += histogram("no_read_seconds", d.noReads)
         out += "# HELP scand_rejected_by_symbology_total Codes read but refused by scan.accept or scan.accept_pattern, by symbology.\n"

@@ -163,6 +163,27 @@ import Testing
         #expect(core.statistics.noReads.bins == Self.one(in: 7) && core.statistics.noReads.sum == .seconds(5))
     }
 
+    /// A code read and left in view is held back as a repeat, not a new code coming into view:
+    /// the next code is timed from its own first frame, however long the last one stayed.
+    @Test func aCodeLeftInViewAfterItsReadDoesNotStartTheNextCodesTime() {
+        var core = Self.core { $0.trigger = .continuous; $0.sameSymbolTimeout = .seconds(60) }
+        Self.frame(&core, [Self.code128], at: .seconds(10))
+        for second in 11...40 { Self.frame(&core, [Self.code128], at: .seconds(second)) }
+        // Swapped for another code in one frame, read in that frame.
+        Self.frame(&core, [Self.ean], at: .seconds(41))
+        // Both in view, then the URL joins them: timed from the frame it came in.
+        Self.frame(&core, [Self.ean, Self.url], at: .seconds(42))
+        #expect(core.machine.metrics.goodReads == 3)
+        #expect(core.statistics.reads[.code128]?.sum == .zero)
+        #expect(core.statistics.reads[.ean13]?.bins == Self.one(in: 0) && core.statistics.reads[.ean13]?.sum == .zero)
+        #expect(core.statistics.reads[.qrCode]?.bins == Self.one(in: 0) && core.statistics.reads[.qrCode]?.sum == .zero)
+        // The Code 128 taken away and shown again after its same-symbol time: a new sighting.
+        Self.frame(&core, [], at: .seconds(50))
+        Self.frame(&core, [], at: .seconds(110))
+        Self.frame(&core, [Self.code128], at: .seconds(120))
+        #expect(core.statistics.reads[.code128]?.count == 2 && core.statistics.reads[.code128]?.sum == .zero)
+    }
+
     /// New settings (SIGHUP, `SET`) keep the counts; the JSON names the bins and every
     /// symbology read or refused.
     @Test func aReloadKeepsTheCountsAndTheJSONShowsThem() {

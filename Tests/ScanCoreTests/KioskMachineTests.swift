@@ -141,7 +141,11 @@ import Testing
         _ = m.handle(.decoded(session: 1, symbols: [Self.qr]))
         let effects = m.handle(.hostTrigger(from: .host))
         #expect(effects.contains(.startCapture(session: 2)))
+        #expect(!effects.contains { if case .deliver = $0 { true } else { false } })
         #expect(m.metrics.goodReads == 0)
+        // Discarded as a held result not confirmed: said in the log and counted.
+        #expect(effects.first == .log(.notice, "result 1 discarded: not confirmed before a TRIGGER (host) started a new session"))
+        #expect(m.metrics.confirmationsExpired == 1)
     }
 
     @Test func sessionTimeoutGivesTheNoReadBeep() {
