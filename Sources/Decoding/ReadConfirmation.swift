@@ -156,11 +156,15 @@ extension DecodePipeline {
                 let upright = { ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: 0, originY: 0).frame }
                 looks += [upright, { ImagePass.scaled(upright(), by: 0.75) }]
             }
-            // A blurred add-on's thin spaces back (the `deblurred` pass's filters).
-            looks += ImagePass.lensBlurs.map { sigma in { ImagePass.deblurred(crop, sigma: sigma) } }
+            // A blurred add-on's thin spaces back (the `deblurred` pass's filters), looked at
+            // only where the fitted look finds bars beside the code (a code without an add-on
+            // does not pay for them).
+            let deblurred: [() -> GrayFrame] = ImagePass.lensBlurs.map { sigma in { ImagePass.deblurred(crop, sigma: sigma) } }
+            lazy var fitted = AddOnReader.reads(beside: s, in: frame, across: across)
             var seen: [String] = []
             var whole = s
-            for look in looks {
+            for (i, look) in (looks + deblurred).enumerated() {
+                if i == looks.count, fitted.isEmpty { break }
                 guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
                 if addOn == s.addOn || seen.contains(addOn) {
                     whole.addOn = addOn
@@ -171,7 +175,6 @@ extension DecodePipeline {
             // The add-on fitted on the image where the code's geometry puts it (`AddOnReader`),
             // a look of another kind: it counts where a zxing look read the same, or where the
             // whole band of its bars and each half of it (disjoint rows) read alike.
-            let fitted = AddOnReader.reads(beside: s, in: frame, across: across)
             let digits = fitted.map { $0?.digits }
             let clear = fitted.allSatisfy { ($0?.margin ?? 0) >= AddOnReader.margin }
             whole.addOn = digits.compactMap { $0 }.first { $0 == s.addOn || seen.contains($0) }
