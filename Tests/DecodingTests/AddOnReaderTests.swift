@@ -1,0 +1,48 @@
+@testable import Decoding
+import Testing
+
+@Suite struct AddOnReaderTests {
+    /// An add-on's modules drawn into a profile as a camera would see them: `perModule` samples
+    /// a module, each module's darkness spread into its neighbours' (`spread`), 7 modules of
+    /// paper before it and 12 after, black 40 and paper 220.
+    static func profile(_ digits: [Int], parities: [Bool], spread: Double) -> [Double] {
+        var modules = Array(repeating: false, count: 7) + [true, false, true, true]
+        for (i, d) in digits.enumerated() {
+            if i > 0 { modules += [false, true] }
+            modules += parities[i] ? EANVerifier.Layout.g[d] : EANVerifier.Layout.l[d]
+        }
+        modules += Array(repeating: false, count: 12)
+        let n = Int(AddOnReader.perModule)
+        let sharp = modules.flatMap { Array(repeating: $0 ? 1.0 : 0.0, count: n) }
+        let reach = Int(spread * AddOnReader.perModule)
+        return sharp.indices.map { i in
+            let part = sharp[max(0, i - reach)...min(sharp.count - 1, i + reach)]
+            return 220 - 180 * part.reduce(0, +) / Double(part.count)
+        }
+    }
+
+    static func parities(_ pattern: String) -> [Bool] { pattern.map { $0 == "G" } }
+
+    /// An EAN-5 (52495: 3 x (5+4+5) + 9 x (2+9) = 141, check 1, parities GLGLL) and an EAN-2
+    /// (34: 34 mod 4 = 2, GL) read from sharp and from blurred profiles.
+    @Test func readsAddOnsSharpAndBlurred() {
+        for spread in [0.0, 0.5] {
+            let five = AddOnReader.decode(Self.profile([5, 2, 4, 9, 5], parities: Self.parities("GLGLL"), spread: spread), nominal: AddOnReader.perModule)
+            #expect(five?.digits == "52495", "spread \(spread)")
+            let two = AddOnReader.decode(Self.profile([3, 4], parities: Self.parities("GL"), spread: spread), nominal: AddOnReader.perModule)
+            #expect(two?.digits == "34", "spread \(spread)")
+        }
+    }
+
+    /// Digits whose parities are not their check (an EAN-5 with one digit's parity turned, an
+    /// EAN-2 of 34 drawn LG) read as nothing, however clear their bars.
+    @Test func aWrongCheckIsNoRead() {
+        #expect(AddOnReader.decode(Self.profile([5, 2, 4, 9, 5], parities: Self.parities("GLGLG"), spread: 0), nominal: AddOnReader.perModule) == nil)
+        #expect(AddOnReader.decode(Self.profile([3, 4], parities: Self.parities("LG"), spread: 0), nominal: AddOnReader.perModule) == nil)
+    }
+
+    /// Paper with no bars reads as nothing.
+    @Test func noBarsNoRead() {
+        #expect(AddOnReader.decode(Array(repeating: 200, count: 300), nominal: AddOnReader.perModule) == nil)
+    }
+}
