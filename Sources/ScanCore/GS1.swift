@@ -218,12 +218,16 @@ public enum GS1 {
             let kv = parameter.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(decoding: kv[0], as: UTF8.self)
             guard (2...4).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { continue }
+            // Data that is not split into elements makes the reading incomplete: the HRI would
+            // leave it out, so text outputs send the link as decoded.
             guard let spec = table[key] else {
                 reading.problems.append("?\(PayloadText.escaped(key))=: no such Application Identifier in the GS1 General Specifications")
+                reading.isComplete = false
                 continue
             }
             guard let value = percentDecoded(kv.count > 1 ? String(decoding: kv[1], as: UTF8.self) : "") else {
                 reading.problems.append("(\(key)): a broken percent-encoding (% not followed by two hex digits)")
+                reading.isComplete = false
                 continue
             }
             reading.problems += check(value, of: key, spec)

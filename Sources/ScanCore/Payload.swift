@@ -174,16 +174,28 @@ extension GS1.Reading {
         "17": "expiry", "21": "serial", "30": "count", "37": "units", "400": "order", "410": "shipTo", "414": "location",
     ]
 
-    /// The payload fields: named AIs, dates of 11, 13, 15 and 17 as `2026-12-31` (`-00`: the
-    /// month's end), the others as `ai<AI>`.
+    /// The payload fields: named AIs (an AI given twice: its first value, as in `gs1`), dates
+    /// of 11, 13, 15 and 17 as `2026-12-31` (day 00, the month's end, as its last day; a date
+    /// that is none, as written), the others as `ai<AI>`.
     public var payload: PayloadInfo {
-        PayloadInfo(kind: .gs1, fields: elements.map { e in
+        PayloadInfo(kind: .gs1, fields: distinct.map { e in
             var value = e.value
-            if ["11", "13", "15", "17"].contains(e.ai), value.count == 6 {
-                value = "20" + value.prefix(2) + "-" + value.dropFirst(2).prefix(2) + "-" + value.suffix(2)
-            }
+            if ["11", "13", "15", "17"].contains(e.ai), let date = Self.isoDate(e.value) { value = date }
             return (Self.fieldNames[e.ai] ?? "ai\(e.ai)", value)
         })
+    }
+
+    /// `YYMMDD` as `20YY-MM-DD`, day 00 as the month's last day; nil when it is no date.
+    static func isoDate(_ yymmdd: String) -> String? {
+        let digits = yymmdd.compactMap { $0.isASCIIDigit ? $0.wholeNumberValue : nil }
+        guard yymmdd.count == 6, digits.count == 6 else { return nil }
+        let year = 2000 + digits[0] * 10 + digits[1], month = digits[2] * 10 + digits[3], day = digits[4] * 10 + digits[5]
+        guard (1...12).contains(month) else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let last = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard day <= last else { return nil }
+        let shown = day == 0 ? last : day
+        return "\(year)-" + (month < 10 ? "0" : "") + "\(month)-" + (shown < 10 ? "0" : "") + "\(shown)"
     }
 }
 

@@ -20,6 +20,11 @@ import Testing
         // Data that does not split whole is sent as decoded: nothing is lost.
         let broken = Symbol(symbology: .code128, bytes: Array("0109506000134352ZZ".utf8), aimIdentifier: "]C1")
         #expect(render(.text(prefix: [], suffix: [], aim: false, gs1: .hri), broken) == "0109506000134352ZZ")
+        // So is a link with data attributes that are no AI or not decodable: the HRI would drop them.
+        for unread in ["https://id.gs1.org/01/09506000134352?717=ABC", "https://id.gs1.org/01/09506000134352/10/X?10=%%zz"] {
+            let symbol = Symbol(symbology: .qrCode, text: unread)
+            #expect(render(.text(prefix: [], suffix: [], aim: false, gs1: .hri), symbol) == unread)
+        }
         let plain = Symbol(symbology: .qrCode, text: "https://example.org/kiosk?id=42")
         #expect(render(.text(prefix: [], suffix: [], aim: false, gs1: .hri), plain) == "https://example.org/kiosk?id=42")
     }
@@ -33,5 +38,20 @@ import Testing
         let link = render(.jsonLines, Symbol(symbology: .qrCode, text: "https://id.gs1.org/01/09506000134352?17=201231"))
         #expect(link.contains(#""payload":{"type":"url","#) && link.contains(#""gs1":{"01":"09506000134352","17":"201231"}}"#), "\(link)")
         #expect(!render(.jsonLines, Symbol(symbology: .qrCode, text: "hello")).contains("gs1"))
+    }
+
+    /// The payload's fields agree with `gs1`: an AI given twice is its first value; a date is a
+    /// calendar day (day 00 the month's last), or the digits as written when it is none.
+    @Test func payloadDatesAreDaysAndARepeatedAIKeepsItsFirstValue() throws {
+        func fields(_ data: String) throws -> [String: String] {
+            let info = try #require(GS1.read(Symbol(symbology: .code128, bytes: Array(data.utf8), aimIdentifier: "]C1"))?.payload)
+            return Dictionary(info.fields, uniquingKeysWith: { first, _ in first })
+        }
+        #expect(try fields("17261200")["expiry"] == "2026-12-31")
+        #expect(try fields("17240200")["expiry"] == "2024-02-29")
+        #expect(try fields("17250200")["expiry"] == "2025-02-28")
+        #expect(try fields("17261331")["expiry"] == "261331")
+        #expect(try fields("17260230")["expiry"] == "260230")
+        #expect(try fields("10AAA\u{1D}10BBB")["lot"] == "AAA")
     }
 }
