@@ -316,7 +316,7 @@ public final class KioskDriver {
         case .busy: return .inUse
         case .permissionDenied: return .permissionDenied
         case .disconnected: return .disconnected
-        case .notFound: return .unavailable(reason: "\(e.device) not found")
+        case .notFound: return .unavailable(reason: "\(e.device) not found" + (e.hint.map { "; \($0)" } ?? ""))
         default: return .unavailable(reason: e.description)
         }
     }
