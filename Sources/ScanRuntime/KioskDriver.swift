@@ -102,7 +102,14 @@ public final class KioskDriver {
     public func answer(_ command: HostCommand, now: Duration, door: PressSource = .host) -> String? {
         failures = []
         switch command {
-        case .trigger: run(.kiosk(.hostTrigger(from: door)), now: now); return "OK TRIGGER"
+        case .trigger:
+            // With the camera unavailable a trigger starts no session (it is counted as an error
+            // and beeps as one): the host is told so, not OK.
+            let scanning = if case .scanning = core.machine.phase { true } else { false }
+            let camera = core.machine.camera
+            run(.kiosk(.hostTrigger(from: door)), now: now)
+            guard camera.isAvailable || scanning else { return HostCommandError("TRIGGER", "camera \(camera): no session started").answer }
+            return "OK TRIGGER"
         case .stop: run(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
             if let refusal = core.machine.refusal(of: .torchOverride(mode)) { return HostCommandError("TORCH", refusal).answer }

@@ -155,6 +155,7 @@ import Testing
         // Rows no door of these daemons can reach, each with where it is tested.
         let elsewhere = [
             "ERR TORCH: <mode>: <reason>": "a torch line that fails (KioskDriver tests)",
+            "ERR TRIGGER: camera <state>: no session started": "a camera gone (KioskRuntimeTests)",
             "ERR <COMMAND>: busy: more than 10 commands a second; not run": "MQTT's rate (MQTTFloodTests)",
             "ERR <COMMAND>: busy: too many commands waiting; not run": "MQTT's full queue (MQTTFloodTests)",
             "ERR <COMMAND>: not answered here": "no working daemon gives it",

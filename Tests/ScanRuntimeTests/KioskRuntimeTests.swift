@@ -199,6 +199,20 @@ import Testing
         #expect(h.logged("camera interrupted: disconnected"))
     }
 
+    /// A host TRIGGER with the camera gone starts no session: the host is told so (it was
+    /// answered OK), the press is counted as an error as the button's is.
+    @Test func aTriggerWithoutACameraIsAnsweredWithAnError() throws {
+        let h = try Harness()
+        h.start()
+        h.advance(.seconds(2))
+        #expect(h.driver.answer(.trigger, now: h.now) == "OK TRIGGER")
+        #expect(h.driver.answer(.trigger, now: h.now) == "OK TRIGGER") // a second one cancels it
+        h.camera.unplug()
+        h.advance(.seconds(1))
+        #expect(h.driver.answer(.trigger, now: h.now) == "ERR TRIGGER: camera disconnected: no session started")
+        #expect(h.status.phase == "idle" && h.status.metrics.errors == 1)
+    }
+
     /// Issue 13, defect 3: a press every 0.6 s at one QR code for 5 s gave 8 good-read beeps and
     /// 1 result. A press is a new intent: each read is reported, with consecutive `seq`, and
     /// every beep has its result.
