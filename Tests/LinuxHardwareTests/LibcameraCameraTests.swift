@@ -85,14 +85,19 @@ import Glibc
         cam.close()
     }
 
-    @Test func aCameraGoneMidStreamIsDisconnectedWithAHint() async throws {
-        let fake = FakeLibcamera()
+    /// A camera streaming, one frame already taken.
+    func streaming(_ fake: FakeLibcamera) async throws -> (LibcameraCamera, FakeLibcameraDevice) {
         let cam = camera(fake)
         try cam.open()
         try cam.startCapture()
         let device = try #require(fake.device)
         device.complete(0) { _, _ in 1 }
         _ = try await cam.nextFrame()
+        return (cam, device)
+    }
+
+    @Test func aCameraGoneMidStreamIsDisconnectedWithAHint() async throws {
+        let (cam, device) = try await streaming(FakeLibcamera())
         device.unplug()
         await #expect { _ = try await cam.nextFrame() } throws: { e in
             let e = e as? HardwareError
@@ -108,13 +113,7 @@ import Glibc
     /// just stop. A second without one asks the shim, which finds the node gone, long before
     /// the stall bound (two minutes here).
     @Test func aCameraWhoseDriverWasUnboundIsDisconnectedNotStalled() async throws {
-        let fake = FakeLibcamera()
-        let cam = camera(fake)
-        try cam.open()
-        try cam.startCapture()
-        let device = try #require(fake.device)
-        device.complete(0) { _, _ in 1 }
-        _ = try await cam.nextFrame()
+        let (cam, device) = try await streaming(FakeLibcamera())
         device.unbind()
         await #expect { _ = try await cam.nextFrame() } throws: { e in
             let e = e as? HardwareError
