@@ -139,8 +139,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: first.dir) }
         #expect(try await first.ask("VERSION").hasPrefix("OK"))
         let second = try Daemon(dir: first.dir)
-        second.process.waitUntilExit()
-        #expect(second.process.terminationStatus == 1)
+        #expect(ChildProcess.waitForStatus(second.process) == 1)
         #expect(second.logText.contains("already running: another scand (pid \(first.process.processIdentifier)) holds \(first.dir.path)/scand.lock"))
         #expect(first.process.isRunning)
     }

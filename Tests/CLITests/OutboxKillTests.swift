@@ -45,7 +45,7 @@ import Testing
         let first = try launch(["--press-every", "0.2"])
         _ = await Poll.until { pending() >= 3 }
         kill(first.processIdentifier, SIGKILL)
-        first.waitUntilExit()
+        ChildProcess.waitForStatus(first)
         let outbox = try String(contentsOf: dir.appendingPathComponent("serial.outbox"), encoding: .utf8)
         // What the restart owes: results stored (P) and not dropped by the capacity (X), written
         // (D) or parked (K). (On a loaded runner the first daemon may press for minutes before

@@ -85,7 +85,7 @@ import Testing
         process.standardError = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit() // a missing config ends it at once (exit 78), after it looked
+        ChildProcess.waitForStatus(process) // a missing config ends it at once (exit 78), after it looked
         let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").map(String.init)
         let configOpened = try #require(calls.firstIndex { $0.contains("openat(") && $0.contains(".missing") }, "no openat of the config")
         for name in ["SIGHUP", "SIGTERM", "SIGINT"] {

@@ -416,9 +416,9 @@ import Glibc
         process.standardError = FileHandle.nullDevice
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let status = ChildProcess.waitForStatus(process)
         let report = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(report)")
+        #expect(status == 0, "\(report)")
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         if object == nil { Issue.record("no report: \(report)") }
         return (report, object)
