@@ -156,7 +156,7 @@ enum ChildProcess {
     }
 
     /// Waits up to `seconds` for `p` to end, then SIGKILLs it and waits for that; true if it
-    /// ended by itself.
+    /// ended by itself. Its status may not be read yet: `waitForStatus` gives it.
     @discardableResult
     static func wait(_ p: Process, seconds: Double) -> Bool {
         let end = Date().addingTimeInterval(seconds)

@@ -50,7 +50,7 @@ import Testing
         }
         #expect(messages.contains("STOPPING=1"))
         #expect(ChildProcess.wait(p, seconds: 30), "it ends within 30 s of SIGTERM")
-        #expect(p.terminationStatus == 0)
+        #expect(ChildProcess.waitForStatus(p) == 0)
     }
 
     @Test func theUnitPassesSystemdAnalyzeVerify() throws {

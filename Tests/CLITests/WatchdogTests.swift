@@ -115,6 +115,6 @@ import Testing
         #expect(notify.pings(for: 3) >= 3, "pinged again once the output moves")
         await ChildProcess.end(p)
         _ = await reader.value
-        #expect(p.terminationStatus == 0)
+        #expect(ChildProcess.waitForStatus(p) == 0)
     }
 }
