@@ -60,13 +60,8 @@ public struct DecodeStatistics: Equatable, Sendable {
     private var attempt = Attempt.none
     /// The codes of the last decoded frame, and those of them already read: a code read and
     /// still in view (held back as a repeat) is not a new code coming into view.
-    private var inView: Set<Code> = []
-    private var readInView: Set<Code> = []
-
-    private struct Code: Hashable, Sendable {
-        var symbology: Symbology
-        var bytes: [UInt8]
-    }
+    private var inView: Set<CodeIdentity> = []
+    private var readInView: Set<CodeIdentity> = []
 
     /// The attempt being timed.
     private enum Attempt: Equatable, Sendable {
@@ -95,7 +90,7 @@ public struct DecodeStatistics: Equatable, Sendable {
     /// A frame of the session was decoded at `now`, showing `codes` (none, or some). A code
     /// not read yet starts a sighting; codes already read that stay in view do not.
     public mutating func frame(showing codes: [Symbol], at now: Duration) {
-        inView = Set(codes.filter { !$0.isEmpty }.map { Code(symbology: $0.symbology, bytes: $0.bytes) })
+        inView = Set(codes.filter { !$0.isEmpty }.map(CodeIdentity.init))
         readInView.formIntersection(inView)
         guard case .sighting(let since, let sighted) = attempt else { return }
         let showingNewCode = !inView.isSubset(of: readInView)

@@ -4,7 +4,7 @@
 /// whatever the window, 0 included. Time is an input.
 public struct SameSymbolFilter: Sendable {
     public var window: Duration
-    private struct Code: Hashable { let symbology: Symbology; let bytes: [UInt8] }
+    private typealias Code = CodeIdentity
     private struct Sighting { var at: Duration; var outOfView: Bool }
     private var recent: [Code: Sighting] = [:]
     /// Codes remembered at most (several codes in view at once, `scan.multiple`).
@@ -19,7 +19,7 @@ public struct SameSymbolFilter: Sendable {
     /// are out of view from their last sighting. Codes out of view longer than the window are
     /// forgotten.
     public mutating func frame(showing codes: [Symbol], at now: Duration) {
-        let shown = Set(codes.map { Code(symbology: $0.symbology, bytes: $0.bytes) })
+        let shown = Set(codes.map(Code.init))
         for (code, sighting) in recent {
             if shown.contains(code) {
                 recent[code] = Sighting(at: now, outOfView: false)
@@ -34,7 +34,7 @@ public struct SameSymbolFilter: Sendable {
     /// Whether `symbol`, read at `now` (any monotonic time), is reported; either way it is
     /// sighted now.
     public mutating func admit(_ symbol: Symbol, at now: Duration) -> Bool {
-        let code = Code(symbology: symbol.symbology, bytes: symbol.bytes)
+        let code = Code(symbol)
         let previous = recent[code]
         recent[code] = Sighting(at: now, outOfView: false)
         if recent.count > Self.capacity, let oldest = recent.min(by: { $0.value.at < $1.value.at })?.key, oldest != code {

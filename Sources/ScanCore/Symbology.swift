@@ -203,3 +203,15 @@ public struct Symbol: Equatable, Sendable {
     }
 
 }
+
+/// A code's identity, whatever its position or read: its symbology and bytes. The same code seen
+/// again (the same-symbol filter, decode statistics) is the same identity.
+public struct CodeIdentity: Hashable, Sendable {
+    public let symbology: Symbology
+    public let bytes: [UInt8]
+
+    public init(_ symbol: Symbol) {
+        symbology = symbol.symbology
+        bytes = symbol.bytes
+    }
+}
