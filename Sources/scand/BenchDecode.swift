@@ -37,6 +37,9 @@ struct DecodeBench: ParsableCommand {
     @Option(name: .customLong("repeat"), help: "Decode each image this many times and count the fastest (the same for zxing-cpp 3.1 in-process): a figure steadier than one timing on a shared or throttled machine. Process-per-image references (zbarimg, ZXingReader) run once.")
     var repeats: Int = 1
 
+    @Option(help: ArgumentHelp("What the times count: wall (elapsed) or cpu (this process's CPU time on all its threads, and the zxing-cpp 3.1 reference's alike; zbarimg and ZXingReader, a process per image, stay wall time): cpu is steadier on a shared machine, and with --workers 1 it is the decoding thread's work.", valueName: "wall|cpu"))
+    var clock: BenchClock = .wall
+
     @Option(name: .customLong("set"), help: ArgumentHelp("A symbology.* key for the pipeline, as `scand decode --set` takes it (e.g. symbology.ean13.addon=read).", valueName: "key=value"))
     var overrides: [String] = []
 
@@ -86,14 +89,13 @@ struct DecodeBench: ParsableCommand {
         }
         var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
             guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { printError("unknown decoder \(name)"); return nil }
-            let clock = ContinuousClock()
             var outcomes: [Outcome] = []
             for (r, frame) in zip(records, frames) {
                 guard let frame else { outcomes.append(Outcome(record: r, verdict: .missed, ms: 0, got: "unreadable file")); continue }
                 var symbols: [Symbol] = []
                 var ms = Double.infinity
                 for _ in 0..<max(1, min(repeats, 100)) {
-                    ms = min(ms, clock.measure { symbols = decoder.decode(frame) }.milliseconds)
+                    ms = min(ms, clock.milliseconds { symbols = decoder.decode(frame) })
                 }
                 outcomes.append(Outcome(record: r, verdict: Self.judge(r, symbols.map { ($0.text, $0.bytes) }, addOns: symbols.map(\.addOn)), ms: ms,
                                         got: symbols.map { "\($0.symbology.rawValue):\($0.text)" + ($0.addOn.map { "+" + $0 } ?? "") }.joined(separator: " | ")))
@@ -141,7 +143,7 @@ struct DecodeBench: ParsableCommand {
     /// zxing-cpp 3.1 in one Python process over the whole corpus, each decode call timed inside
     /// it (in-process, like scand's own figures); nil when the script fails.
     func zxingCppInProcess(_ records: [Record]) -> (String, [Outcome])? {
-        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus, "--repeat", "\(max(1, min(repeats, 100)))"]), run.status == 0 else {
+        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus, "--repeat", "\(max(1, min(repeats, 100)))"] + (clock == .cpu ? ["--cpu"] : [])), run.status == 0 else {
             printError("bench/zxingcpp_reference.py failed: left out")
             return nil
         }
@@ -290,5 +292,29 @@ struct DecodeBench: ParsableCommand {
         case "pipeline-accurate": return DecodePipeline(symbologies: all, quality: .accurate, rules: rules, workers: workers)
         default: return nil
         }
+    }
+}
+
+/// What `scand bench decode` times with: the elapsed time, or the process's CPU time (all its
+/// threads), which other load on a shared machine moves far less.
+enum BenchClock: String, ExpressibleByArgument {
+    case wall, cpu
+
+    /// The milliseconds `work` took on this clock.
+    func milliseconds(_ work: () -> Void) -> Double {
+        switch self {
+        case .wall:
+            return ContinuousClock().measure(work).milliseconds
+        case .cpu:
+            let start = Self.processCPUNanoseconds()
+            work()
+            return Double(Self.processCPUNanoseconds() - start) / 1e6
+        }
+    }
+
+    static func processCPUNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 }
