@@ -43,6 +43,9 @@ struct DecodeBench: ParsableCommand {
     @Option(name: .customLong("set"), help: ArgumentHelp("A symbology.* key for the pipeline, as `scand decode --set` takes it (e.g. symbology.ean13.addon=read).", valueName: "key=value"))
     var overrides: [String] = []
 
+    @Option(help: ArgumentHelp("Corrections to the corpus's expected texts: a JSON array of {file, text, why} (default: bench/errata/<the corpus folder's name>.json, where there is one). Every decoder is judged by the corrected texts.", valueName: "file"))
+    var errata: String?
+
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
 
@@ -77,8 +80,33 @@ struct DecodeBench: ParsableCommand {
         }
     }
 
+    /// `records` with the expected texts an errata file corrects (`--errata`), and how many it
+    /// corrected; a file the errata names that the manifest lacks is an error.
+    static func corrected(_ records: [Record], by path: String) throws -> (records: [Record], count: Int) {
+        let json: JSONValue
+        do { json = try JSONValue.parse(try FileBytes.read(path, limit: 1 << 20)) } catch { throw ValidationError("\(path): \(error)") }
+        guard let items = json.array else { throw ValidationError("\(path): not an array of {file, text, why}") }
+        var records = records
+        for item in items {
+            guard let file = item["file"]?.string, let text = item["text"]?.string, item["why"]?.string != nil else {
+                throw ValidationError("\(path): each correction needs its file, text and why")
+            }
+            guard let i = records.firstIndex(where: { $0.file == file }) else { throw ValidationError("\(path): \(file) is not in the manifest") }
+            records[i].text = text
+            records[i].hex = nil
+        }
+        return (records, items.count)
+    }
+
     func run() throws {
-        let records = try Self.manifest(corpus + "/manifest.json")
+        var records = try Self.manifest(corpus + "/manifest.json")
+        let name = corpus.split(separator: "/").last.map(String.init) ?? corpus
+        let standing = "bench/errata/\(name).json"
+        if let path = errata ?? (Posix.isReadable(standing) ? standing : nil) {
+            let (fixed, count) = try Self.corrected(records, by: path)
+            records = fixed
+            print("\(count) expected text\(count == 1 ? "" : "s") corrected by \(path)")
+        }
         var frames: [GrayFrame?] = []
         for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
         var rules = SymbologyRules()

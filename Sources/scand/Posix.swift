@@ -21,6 +21,7 @@ enum Posix {
     }
 
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+    static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
     /// The processors online (sysconf), at least 1.
     static var onlineProcessors: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
