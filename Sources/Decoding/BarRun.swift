@@ -12,9 +12,21 @@ enum BarRun {
     /// each way; nil when the image cannot tell (too little contrast, or the run reaches the
     /// frame's edge or the end of the reach).
     static func bars(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int) -> Int? {
-        guard frame.width >= 4, frame.height >= 4, (16...1 << 14).contains(reach), centre.x.isFinite, centre.y.isFinite else { return nil }
-        // The profile along the axis, each point the mean of the five nearest pixels across it, a
-        // pixel apart; nil outside the frame.
+        guard (16...1 << 14).contains(reach), let profile = profile(in: frame, centre: centre, angle: angle, reach: reach),
+              profile[reach] != nil else { return nil }
+        // The stretch round the centre that lies in the frame.
+        let w = profile.count
+        var a = reach, b = reach
+        while a > 0, profile[a - 1] != nil { a -= 1 }
+        while b < w - 1, profile[b + 1] != nil { b += 1 }
+        return count(profile[a...b].map { $0! }, at: reach - a)
+    }
+
+    /// The profile through `centre` along `angle`, `reach` pixels each way (2 `reach` + 1
+    /// points a pixel apart, the centre in the middle), each point the mean of the five nearest
+    /// pixels across it; nil outside the frame. Nil for a frame too small or a centre not finite.
+    static func profile(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int) -> [Double?]? {
+        guard frame.width >= 4, frame.height >= 4, (1...1 << 14).contains(reach), centre.x.isFinite, centre.y.isFinite else { return nil }
         let c = cos(angle), s = sin(angle)
         let w = 2 * reach + 1
         var profile = [Double?](repeating: nil, count: w)
@@ -31,12 +43,7 @@ enum BarRun {
                 if n == 5 { profile[i] = sum / 5 }
             }
         }
-        // The stretch round the centre that lies in the frame.
-        guard profile[reach] != nil else { return nil }
-        var a = reach, b = reach
-        while a > 0, profile[a - 1] != nil { a -= 1 }
-        while b < w - 1, profile[b + 1] != nil { b += 1 }
-        return count(profile[a...b].map { $0! }, at: reach - a)
+        return profile
     }
 
     /// The bars of the run through point `at` of `profile` (see `bars(in:centre:angle:reach:)`);
@@ -84,6 +91,53 @@ enum BarRun {
             if hi - lo < floor { let mid = (hi + lo) / 2; lo = min(lo, mid - floor / 2); hi = max(hi, mid + floor / 2) }
             return min(1.5, max(-0.5, (hi - profile[i]) / (hi - lo)))
         }
+    }
+
+    /// Whether a read of an EAN/UPC code of `modules` modules has a quiet zone past each end, as
+    /// a whole code has: a light gap of 5 modules or more that starts within 6 modules of the
+    /// end (a printed add-on sits 7-12 modules away). A part of a longer code read as a short
+    /// one (an EAN-13's left half and centre guard as a UPC-E) has the longer code's next bars
+    /// there instead. `centre`: a point among the bars; `angle`: the code's axis (across its
+    /// bars); `ends`: where the read starts and ends along that axis, in pixels from `centre`.
+    /// False only where the image shows bars past an end; true where it cannot tell (the
+    /// frame's edge comes first, too little contrast, a read too short to measure).
+    static func hasQuietEnds(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double,
+                             ends: (start: Double, end: Double), modules: Int) -> Bool {
+        let module = (ends.end - ends.start) / Double(modules)
+        guard module >= 0.8, module < 64 else { return true }
+        let gap = 5 * module, within = 6 * module
+        let reach = Int((max(-ends.start, ends.end) + within + gap).rounded(.up)) + 2
+        guard let profile = profile(in: frame, centre: centre, angle: angle, reach: reach), profile[reach] != nil else { return true }
+        // The stretch round the centre that lies in the frame.
+        var a = reach, b = reach
+        while a > 0, profile[a - 1] != nil { a -= 1 }
+        while b < profile.count - 1, profile[b + 1] != nil { b += 1 }
+        let inFrame = profile[a...b].map { $0! }
+        // The read's own light and dark.
+        let i0 = reach + Int(ends.start.rounded()) - a, i1 = reach + Int(ends.end.rounded()) - a
+        guard i0 >= 0, i1 < inFrame.count else { return true }
+        let inner = inFrame[i0...i1].sorted()
+        let dark = inner[inner.count / 20], light = inner[inner.count - 1 - inner.count / 20]
+        guard light - dark > 24 else { return true }
+        let isDark = darkness(inFrame, window: max(4, Int(3 * module)), floor: (light - dark) / 2, flat: (dark, light)).map { $0 > 0.5 }
+        // From a little inside each end (its corners may lie a bar or two off) outwards: a light
+        // run of `gap` that starts within `within` of the end.
+        func quiet(from end: Int, step: Int) -> Bool {
+            var i = end - step * Int((2 * module).rounded()), runStart: Int? = nil
+            while true {
+                guard i >= 0, i < inFrame.count else { return true }
+                let past = Double(step * (i - end))
+                if isDark[i] {
+                    runStart = nil
+                    if past > within { return false }
+                } else {
+                    if runStart == nil { runStart = i }
+                    if Double(abs(i - runStart!) + 1) >= gap { return true }
+                }
+                i += step
+            }
+        }
+        return quiet(from: i0, step: -1) && quiet(from: i1, step: 1)
     }
 
     /// The bars an ITF code of `digits` digits has: two in its start, five a pair of digits, two

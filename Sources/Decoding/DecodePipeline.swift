@@ -244,12 +244,13 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     /// The codes that reads of one image give, the first look's or a pass's: confirmed, whole,
-    /// no thin misfit, within the rules; in that image's coordinates. `fitting`: EAN/UPC reads
-    /// already found to fit this image.
+    /// no thin misfit, no UPC-E or EAN-8 that is a part of a longer code, within the rules; in
+    /// that image's coordinates. `fitting`: EAN/UPC reads already found to fit this image.
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
               enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
-        return rules.apply(withAddOnsChecked(withoutTwoWidthLookalikes(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame), in: frame))
+        let checked = Self.withoutPartsOfLongerEAN(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame)
+        return rules.apply(withAddOnsChecked(withoutTwoWidthLookalikes(checked, in: frame), in: frame))
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

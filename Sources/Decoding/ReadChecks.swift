@@ -120,6 +120,34 @@ extension DecodePipeline {
         }
     }
 
+    /// UPC-E and EAN-8 reads that are a part of a longer code are dropped: every such read
+    /// needs a quiet zone past each end (`BarRun.hasQuietEnds`, measured across the bars
+    /// through the middle of the read's line). A scan line across the left half of an EAN-13
+    /// turned 27° meets its start guard, six digits and the centre guard, and the centre guard
+    /// with the next bar reads as UPC-E's end guard: zxing-cpp 3.1, asked for every code, reads
+    /// an EAN-13 of 7674269897560 with an add-on (seed 4242's `EAN-13plus2-skew-03.png`) as
+    /// the UPC-E 16742697 alone, whose bars fit the image. The EAN-13's right half follows its
+    /// end where a real code has its quiet zone (or its add-on, 7 modules away or more).
+    static func withoutPartsOfLongerEAN(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        symbols.filter { (s: Symbol) -> Bool in
+            guard let modules = shortEANModules[s.symbology], s.corners.count >= 2 else { return true }
+            // The read's ends: the middles of a quadrilateral's short sides, or a line's ends.
+            let c = s.corners.map { (x: Double($0.x), y: Double($0.y)) }
+            let quad = c.count == 4
+            let p = quad ? (x: (c[0].x + c[3].x) / 2, y: (c[0].y + c[3].y) / 2) : c[0]
+            let q = quad ? (x: (c[1].x + c[2].x) / 2, y: (c[1].y + c[2].y) / 2) : c[1]
+            let centre = (x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
+            let rect = area(around: s, in: frame, sides: 4)
+            guard rect.width > 16, rect.height > 16, let axis = ImagePass.barAngle(frame.cropped(to: rect)) else { return true }
+            let t: Double = (q.x - centre.x) * cos(axis) + (q.y - centre.y) * sin(axis)
+            return BarRun.hasQuietEnds(in: frame, centre: centre, angle: axis, ends: (-abs(t), abs(t)), modules: modules)
+        }
+    }
+
+    /// The modules of the short EAN/UPC codes a part of a longer one may read as: UPC-E (its
+    /// guards, six digits and the six-module end guard) and EAN-8.
+    static let shortEANModules: [Symbology: Int] = [.upcE: 51, .ean8: 67]
+
     /// Whether a read came from a thin band of lines: across less than a thirtieth of its length.
     static func isThin(_ s: Symbol) -> Bool {
         guard !s.corners.isEmpty else { return false }

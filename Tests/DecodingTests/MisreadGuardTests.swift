@@ -162,3 +162,68 @@ import Testing
         #expect(DecodePipeline(symbologies: [.ean13, .code128]).twoWidthReaders.isEmpty)
     }
 }
+
+/// A UPC-E or EAN-8 read out of a part of a longer code: its ends lack a quiet zone
+/// (`DecodePipeline.withoutPartsOfLongerEAN`).
+@Suite struct PartOfLongerEANTests {
+    /// Cut from bench/make-misreads.py's add-on set --seed 4242 (EAN-13plus2-skew-03.png): an
+    /// EAN-13 of 7674269897560 with its add-on 66, turned 27°. zxing-cpp 3.1 asked for every
+    /// code reads along a row across its left half the UPC-E 16742697 (start guard, six digits,
+    /// the centre guard and the next bar as UPC-E's end guard), bars that fit the image, and
+    /// nothing else: `scand decode` reported it. Past its end the EAN-13's right half goes on
+    /// where a whole code has its quiet zone: dropped, and the pipeline reads the EAN-13.
+    @Test func aUPCEReadFromTheLeftHalfOfAnEAN13IsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13-addon-skew.png"))
+        var effort = ZXingDecoder.Effort.standard
+        effort.maxSymbols = 0
+        effort.tryRotate = false
+        let misread = try #require(ZXingDecoder(effort: effort).decode(frame).first { $0.symbology == .upcE })
+        #expect(misread.text == "16742697", "the misread this guards against")
+        #expect(EANVerifier.verify(misread, in: frame) == .fits)
+        #expect(DecodePipeline.withoutPartsOfLongerEAN([misread], in: frame).isEmpty)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers, stopsAtFirstCode: false).decode(frame)
+            #expect(read.map(\.text) == ["7674269897560"], "\(workers) workers")
+        }
+    }
+
+    /// The left 51 modules of an upright EAN-13 taken as a UPC-E, and its left 67 as an EAN-8:
+    /// bars go on past their right ends. The whole EAN-13's own span, taken as a code of its
+    /// length, has quiet zones.
+    @Test func aShortCodesSpanWithBarsPastItsEndFails() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13.png"))
+        let code = try #require(ZXingDecoder().decode(frame).first)
+        let b = code.bounds
+        let module = Double(b.width) / 95, y = b.y + b.height / 2
+        for (symbology, modules) in [(Symbology.upcE, 51), (.ean8, 67)] {
+            let end = b.x + Int((Double(modules) * module).rounded())
+            let part = Symbol(symbology: symbology, text: "01234565", corners: [PixelPoint(x: b.x, y: y), PixelPoint(x: end, y: y)])
+            #expect(DecodePipeline.withoutPartsOfLongerEAN([part], in: frame).isEmpty, "\(symbology)")
+            #expect(!BarRun.hasQuietEnds(in: frame, centre: (Double(b.x + end) / 2, Double(y)), angle: 0,
+                                         ends: (-Double(end - b.x) / 2, Double(end - b.x) / 2), modules: modules), "\(symbology)")
+        }
+        #expect(BarRun.hasQuietEnds(in: frame, centre: (Double(b.x) + Double(b.width) / 2, Double(y)), angle: 0,
+                                    ends: (-Double(b.width) / 2, Double(b.width) / 2), modules: 95))
+        // An even frame, or a span whose end the frame cuts: the image cannot tell.
+        let even = GrayFrame(width: 200, height: 100, pixels: [UInt8](repeating: 128, count: 20000))
+        #expect(BarRun.hasQuietEnds(in: even, centre: (100, 50), angle: 0, ends: (-60, 60), modules: 51))
+        #expect(BarRun.hasQuietEnds(in: frame, centre: (Double(b.x) + Double(b.width) / 2, Double(y)), angle: 0,
+                                    ends: (-Double(b.width) / 2 - 60, Double(b.width) / 2 + 60), modules: 51))
+    }
+
+    /// Whole UPC-E codes with an add-on 7 modules past their end guard (the least a printer
+    /// leaves), where a guard that looked for any bars a few modules past the end dropped the
+    /// two zxing-cpp samples: a zint code with an EAN-2, and zxing-cpp's upce-2/10.png (an
+    /// add-on 6.5 modules off, a box edge past it) and upce-3/11.png (faint bars, an EAN-2 7
+    /// modules off). Each is read, and its read passes.
+    @Test func wholeUPCEsWithAnAddOnBesideThemStay() throws {
+        let codes = [(Fixture.path("upce-addon2.png"), "01234565"), (Fixture.shared("zxing-cpp/upce-2/10.png"), "04963406"),
+                     (Fixture.shared("zxing-cpp/upce-3/11.png"), "04965802")]
+        for (path, text) in codes {
+            let frame = try ImageFile.load(path)
+            let read = DecodePipeline(stopsAtFirstCode: false).decode(frame)
+            #expect(read.map(\.text) == [text], "\(path)")
+            #expect(DecodePipeline.withoutPartsOfLongerEAN(read, in: frame).count == read.count, "\(path)")
+        }
+    }
+}

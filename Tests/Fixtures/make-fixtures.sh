@@ -183,3 +183,10 @@ qrencode -s 6 -m 4 -o /tmp/qr-second.png "scand second QR"
 "${Z[@]}" --barcode=GS1_128 --gs1 --gs1nocheck -d "[01]09506000134353[17]261231" -o gs1-128-bad-check.png
 zint --barcode=DATAMATRIX --gs1 -d "[01]09506000134352[17]201231[10]ABC123[21]XYZ" --scale=4 --whitesp=8 --vwhitesp=8 -o gs1-datamatrix.png
 zint --barcode=QRCODE -d "https://id.gs1.org/01/09506000134352/10/ABC?17=201231" --scale=4 --whitesp=8 --vwhitesp=8 -o gs1-digital-link.png
+# A UPC-E or EAN-8 read from a part of a longer code (its ends have no quiet zone): an EAN-13 of
+# 7674269897560+66 turned 27°, cut from bench/make-misreads.py's add-on set --seed 4242 --addons
+# (EAN-13plus2-skew-03.png, x 590-930, y 270-530), where zxing asked for every code read the
+# UPC-E 16742697 along a row across its left half; and a whole UPC-E with an EAN-2 7 modules
+# past its end guard, which keeps its read.
+# python3 -c 'from PIL import Image; Image.open("/tmp/add4242/EAN-13plus2-skew-03.png").convert("L").crop((590, 270, 930, 530)).save("ean13-addon-skew.png")'
+"${Z[@]}" --barcode=UPCE -d "0123456+12" --addongap=7 -o upce-addon2.png
