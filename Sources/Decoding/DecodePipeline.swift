@@ -203,12 +203,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// engine reads and that stands on its own spares the image the other engines' looks); a
     /// read that needs another engine's word waits for it as a doubt. Nothing new when the
     /// newest read found nothing. In `region` coordinates, checked for glare there
-    /// (`withoutGlareMisreads`: a pass's image may no longer show the glare).
+    /// (`withoutGlareMisreads`: a pass's image may no longer show the glare). A read from a
+    /// part of the region (a crop, a tile) is also checked there for a quiet zone past each end
+    /// of a UPC-E or EAN-8 (`withoutPartsOfLongerEAN`): the part may end where the longer code
+    /// goes on. A whole image of the region was checked in itself (`kept`), with its own
+    /// polarity: an inverted code's quiet zone is dark in the region.
     func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts,
                     region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts)
-        return withoutGlareMisreads(found, in: region)
+        return withoutGlareMisreads(t.isPart(of: region) ? Self.withoutPartsOfLongerEAN(found, in: region) : found, in: region)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

@@ -15,6 +15,14 @@ public struct TransformedFrame {
     /// (`EANVerifier`), even when both engines read it (`ImagePass.resampled`).
     var eanMustFit = false
 
+    /// Whether the image shows only a part of `region` (a crop, a tile), whose edges may cut
+    /// a code that goes on past them. A turned image shows the whole region.
+    func isPart(of region: GrayFrame) -> Bool {
+        guard unrotate == nil else { return false }
+        return offsetX > 0 || offsetY > 0 || Double(frame.width) * scale + Double(offsetX) < Double(region.width) - 1
+            || Double(frame.height) * scale + Double(offsetY) < Double(region.height) - 1
+    }
+
     func mapBack(_ s: Symbol) -> Symbol {
         var s = s
         s.corners = s.corners.map {

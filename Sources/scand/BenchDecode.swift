@@ -43,8 +43,11 @@ struct DecodeBench: ParsableCommand {
     @Option(name: .customLong("set"), help: ArgumentHelp("A symbology.* key for the pipeline, as `scand decode --set` takes it (e.g. symbology.ean13.addon=read).", valueName: "key=value"))
     var overrides: [String] = []
 
-    @Option(help: ArgumentHelp("Corrections to the corpus's expected texts: a JSON array of {file, text, why} (default: bench/errata/<the corpus folder's name>.json, where there is one). Every decoder is judged by the corrected texts.", valueName: "file"))
+    @Option(help: ArgumentHelp("Corrections to the corpus's expected texts: a JSON array of {file, text, why} (default: bench/errata/<the corpus folder's name>.json from the working folder, where there is one). Every decoder is judged by the corrected texts.", valueName: "file"))
     var errata: String?
+
+    @Flag(help: "Judge by the manifest as it is, without bench/errata/<name>.json.")
+    var noErrata = false
 
     @Flag(help: "List every image a decoder got wrong or missed.")
     var verbose = false
@@ -80,32 +83,37 @@ struct DecodeBench: ParsableCommand {
         }
     }
 
-    /// `records` with the expected texts an errata file corrects (`--errata`), and how many it
-    /// corrected; a file the errata names that the manifest lacks is an error.
-    static func corrected(_ records: [Record], by path: String) throws -> (records: [Record], count: Int) {
+    /// `records` with the expected texts an errata file corrects (`--errata`), how many it
+    /// corrected, and how many of its files this corpus lacks (a subset of the corpus: passed
+    /// over). Each correction names its file once, its text (null: the image holds no code)
+    /// and why.
+    static func corrected(_ records: [Record], by path: String) throws -> (records: [Record], count: Int, absent: Int) {
         let json: JSONValue
         do { json = try JSONValue.parse(try FileBytes.read(path, limit: 1 << 20)) } catch { throw ValidationError("\(path): \(error)") }
         guard let items = json.array else { throw ValidationError("\(path): not an array of {file, text, why}") }
         var records = records
+        var seen: Set<String> = [], absent = 0
         for item in items {
-            guard let file = item["file"]?.string, let text = item["text"]?.string, item["why"]?.string != nil else {
-                throw ValidationError("\(path): each correction needs its file, text and why")
+            guard let file = item["file"]?.string, let text = item["text"], text.string != nil || text == .null,
+                  let why = item["why"]?.string, !why.isEmpty, text.string?.isEmpty != true else {
+                throw ValidationError("\(path): each correction needs its file, a text (null for no code) and why")
             }
-            guard let i = records.firstIndex(where: { $0.file == file }) else { throw ValidationError("\(path): \(file) is not in the manifest") }
-            records[i].text = text
+            guard seen.insert(file).inserted else { throw ValidationError("\(path): \(file) is corrected twice") }
+            guard let i = records.firstIndex(where: { $0.file == file }) else { absent += 1; continue }
+            records[i].text = text.string
             records[i].hex = nil
         }
-        return (records, items.count)
+        return (records, items.count - absent, absent)
     }
 
     func run() throws {
         var records = try Self.manifest(corpus + "/manifest.json")
         let name = corpus.split(separator: "/").last.map(String.init) ?? corpus
         let standing = "bench/errata/\(name).json"
-        if let path = errata ?? (Posix.isReadable(standing) ? standing : nil) {
-            let (fixed, count) = try Self.corrected(records, by: path)
+        if let path = errata ?? (Posix.isReadable(standing) && !noErrata ? standing : nil) {
+            let (fixed, count, absent) = try Self.corrected(records, by: path)
             records = fixed
-            print("\(count) expected text\(count == 1 ? "" : "s") corrected by \(path)")
+            print("\(count) expected text\(count == 1 ? "" : "s") corrected by \(path)" + (absent > 0 ? " (\(absent) of its files not in this corpus)" : ""))
         }
         var frames: [GrayFrame?] = []
         for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
@@ -264,7 +272,7 @@ struct DecodeBench: ParsableCommand {
     func report(_ all: [(String, [Outcome])], records: [Record]) {
         let symbologies = Array(Set(records.map { $0.symbology ?? "(none)" })).sorted()
         let difficulties = Array(Set(records.map(\.difficulty))).sorted()
-        print("corpus \(corpus): \(records.count) images (\(records.filter { $0.text == nil }.count) without a code)")
+        print("corpus \(corpus): \(records.count) images (\(records.filter { $0.text == nil }.count) without a code); times: \(clock == .cpu ? "CPU time of the process" : "elapsed")")
         print("")
         print(pad("decoder", 30) + pad("correct", 10) + pad("misreads", 10) + pad("median ms", 11) + "p95 ms")
         let reference = all.last.map { Self.median($0.1.map(\.ms)) } ?? 1

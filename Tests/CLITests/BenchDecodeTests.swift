@@ -31,12 +31,23 @@ import Testing
         // The CPU clock counts the decode's work: a positive time.
         #expect((Double(row.split(separator: ",").last ?? "") ?? 0) > 0, "\(row)")
 
-        // A correction for a file the manifest lacks, or without its reason, is refused by name.
-        try Data(#"[{"file": "nope.png", "text": "x", "why": "y"}]"#.utf8).write(to: errata)
-        let stray = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
-        #expect(stray.status != 0 && stray.stderr.contains("nope.png is not in the manifest"), "\(stray.stderr)")
-        try Data(#"[{"file": "qr.png", "text": "x"}]"#.utf8).write(to: errata)
-        let bare = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
-        #expect(bare.status != 0 && bare.stderr.contains("file, text and why"), "\(bare.stderr)")
+        // A correction for a file this corpus lacks is passed over and counted (a subset of a
+        // corpus keeps its errata); one named twice, or without its reason, is refused.
+        try Data(#"[{"file": "qr.png", "text": "https://example.org/kiosk?id=42", "why": "y"}, {"file": "nope.png", "text": "x", "why": "y"}]"#.utf8).write(to: errata)
+        let subset = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
+        #expect(subset.status == 0 && subset.stdout.contains("1 expected text corrected by \(errata.path) (1 of its files not in this corpus)"), "\(subset.stdout) \(subset.stderr)")
+        try Data(#"[{"file": "qr.png", "text": "a", "why": "y"}, {"file": "qr.png", "text": "b", "why": "z"}]"#.utf8).write(to: errata)
+        let twice = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
+        #expect(twice.status != 0 && twice.stderr.contains("qr.png is corrected twice"), "\(twice.stderr)")
+        for bad in [#"[{"file": "qr.png", "text": "x"}]"#, #"[{"file": "qr.png", "text": "x", "why": ""}]"#, #"[{"file": "qr.png", "text": "", "why": "y"}]"#] {
+            try Data(bad.utf8).write(to: errata)
+            let refused = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
+            #expect(refused.status != 0 && refused.stderr.contains("file, a text (null for no code) and why"), "\(bad): \(refused.stderr)")
+        }
+        // A null text: the image holds no code, and a read of it is a misread.
+        try Data(#"[{"file": "qr.png", "text": null, "why": "no code here"}]"#.utf8).write(to: errata)
+        let none = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
+        #expect(none.status == 0 && none.stdout.contains("1 images (1 without a code)"), "\(none.stdout) \(none.stderr)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("qr.png,QR-Code,clean,misread,"))
     }
 }

@@ -187,6 +187,19 @@ import Testing
         }
     }
 
+    /// The same EAN-13 turned 58°, where only UPC-E and EAN-8 are read, at the accurate
+    /// quality: a tile of the frame reads the UPC-E 16742697 with the tile's edge where the
+    /// EAN-13's right half goes on. A pass's read is checked in the whole region, not in its
+    /// tile: nothing is read (the kiosk reads no EAN-13 here).
+    @Test func aPassReadsQuietZoneIsCheckedInTheWholeRegion() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13-addon-turned.png"))
+        for workers in [1, 2] {
+            let read = DecodePipeline(symbologies: [.upcE, .ean8], quality: .accurate, workers: workers).decode(frame)
+            #expect(read.isEmpty, "\(workers) workers: \(read.map(\.text))")
+        }
+        #expect(DecodePipeline(workers: 1).decode(frame).map(\.text) == ["7674269897560"])
+    }
+
     /// The left 51 modules of an upright EAN-13 taken as a UPC-E, and its left 67 as an EAN-8:
     /// bars go on past their right ends. The whole EAN-13's own span, taken as a code of its
     /// length, has quiet zones.

@@ -190,3 +190,7 @@ zint --barcode=QRCODE -d "https://id.gs1.org/01/09506000134352/10/ABC?17=201231"
 # past its end guard, which keeps its read.
 # python3 -c 'from PIL import Image; Image.open("/tmp/add4242/EAN-13plus2-skew-03.png").convert("L").crop((590, 270, 930, 530)).save("ean13-addon-skew.png")'
 "${Z[@]}" --barcode=UPCE -d "0123456+12" --addongap=7 -o upce-addon2.png
+# ean13-addon-turned.png: an EAN-13 with its add-on, turned 58° and shrunk to 0.8 (a tryout's image;
+# read as UPC-E 16742697 from a tile at the accurate quality with UPC-E and EAN-8 alone enabled):
+# zint -b EANX -d 7674269897560+66 -o a.png
+# python3 -c 'from PIL import Image; im=Image.open("a.png").convert("L"); w,h=im.size; b=Image.new("L",(w+60,h+60),255); b.paste(im,(30,30)); r=b.rotate(58,expand=True,fillcolor=255,resample=Image.BICUBIC); r.resize((int(r.size[0]*0.8),int(r.size[1]*0.8)),Image.BILINEAR).save("ean13-addon-turned.png")'
