@@ -281,7 +281,7 @@ frames2=$(status | sed -n 's/.*"framesDecoded":\([0-9]*\).*/\1/p')
 press
 waitfor '[ "$(status | sed -n "s/.*\"framesDecoded\":\([0-9]*\).*/\1/p")" -gt "${frames2:-0}" ]' 300 \
   && pass "12 a press after the rebind decodes frames" || { fail "12 frames after rebind"; status; }
-waitfor '[ "$(v4l2-ctl -d "$(node "Sensor B")" -C brightness 2>/dev/null)" = "brightness: 160" ]' 50 \
+waitfor '[ "$(v4l2-ctl -d "$(node "Sensor B")" -C brightness 2>/dev/null)" = "brightness: 160" ]' 300 \
   && pass "12 a brightness set while idle is the sensor's 160 once streaming" || { fail "12 idle control"; v4l2-ctl -d "$(node "Sensor B")" -C brightness; cat /tmp/lcset2.txt; }
 stop_scand
 udevadm control --exit
