@@ -61,6 +61,10 @@ public final class LibcameraCamera: FrameSource, Sendable {
         var stream: LibcameraStream?
         /// Values set since the camera opened, by libcamera's name (libcamera reads none back).
         var values: [String: Double] = [:]
+        /// Controls set while running (the setup page, a host's SET), by config name: kept
+        /// over a close, and set again at every open with the config's (a camera unplugged
+        /// or unbound and back is a new device that knows none of them).
+        var setWhileRunning: [String: Int] = [:]
         var dropped = 0
         /// The lens mode the kiosk set since the camera opened, asked again at every start.
         var focus: FocusMode?
@@ -124,7 +128,8 @@ public final class LibcameraCamera: FrameSource, Sendable {
             var problems: [String] = []
             var values: [String: Double] = [:]
             _ = try? device.setFrameRate(settings.fps) // a camera without a frame duration control keeps its own rate
-            for (name, value) in settings.controls.sorted(by: { $0.key < $1.key }) {
+            let setWhileRunning = state.withLock { $0.setWhileRunning }
+            for (name, value) in settings.controls.merging(setWhileRunning, uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) {
                 guard let mapping = LibcameraControlMapping.forConfig(name) else { problems.append("\(name): libcamera has no such control"); continue }
                 guard let wanted = mapping.libcameraValue(value) else { problems.append("\(name)=\(value): not a value of \(mapping.libcameraName)"); continue }
                 do { values[mapping.libcameraName] = try device.setControl(mapping.libcameraName, to: wanted) } catch {
@@ -288,7 +293,10 @@ public final class LibcameraCamera: FrameSource, Sendable {
             }
             throw hardwareError(error)
         }
-        state.withLock { $0.values[mapping.libcameraName] = taken }
+        state.withLock {
+            $0.values[mapping.libcameraName] = taken
+            $0.setWhileRunning[mapping.configName] = mapping.configValue(taken)
+        }
         return mapping.configValue(taken)
     }
 }
