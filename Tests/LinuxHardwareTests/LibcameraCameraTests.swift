@@ -206,6 +206,24 @@ import Glibc
         cam.close()
     }
 
+    /// A control set while running outlives a close: the next open (a camera unbound and bound
+    /// again is a new device) sets it again, over the config's value.
+    @Test func controlsSetWhileRunningAreSetAgainAtTheNextOpen() throws {
+        let fake = FakeLibcamera()
+        let cam = camera(fake) { $0.controls = ["gain": 250] }
+        try cam.open()
+        #expect(try cam.setControl("brightness", to: 25) == 25)
+        #expect(try cam.setControl("gain", to: 400) == 400)
+        let first = try #require(fake.device)
+        cam.close()
+        try cam.open()
+        let again = try #require(fake.device)
+        #expect(again !== first)
+        #expect(again.controlValues["Brightness"] == 0.25)
+        #expect(again.controlValues["AnalogueGain"] == 4)
+        cam.close()
+    }
+
     @Test func theFrameRateIsAskedThroughFrameDurationLimitsAndClampedToTheSensor() throws {
         let fake = FakeLibcamera()
         let cam = camera(fake)
