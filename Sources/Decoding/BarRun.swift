@@ -13,13 +13,18 @@ enum BarRun {
     /// frame's edge or the end of the reach).
     static func bars(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int) -> Int? {
         guard (16...1 << 14).contains(reach), let profile = profile(in: frame, centre: centre, angle: angle, reach: reach),
-              profile[reach] != nil else { return nil }
-        // The stretch round the centre that lies in the frame.
-        let w = profile.count
-        var a = reach, b = reach
+              let (inFrame, first) = inFrame(profile, round: reach) else { return nil }
+        return count(inFrame, at: reach - first)
+    }
+
+    /// The stretch of `profile` round point `centre` that lies in the frame, and the index it
+    /// starts at; nil when the centre itself is outside.
+    static func inFrame(_ profile: [Double?], round centre: Int) -> (values: [Double], first: Int)? {
+        guard profile.indices.contains(centre), profile[centre] != nil else { return nil }
+        var a = centre, b = centre
         while a > 0, profile[a - 1] != nil { a -= 1 }
-        while b < w - 1, profile[b + 1] != nil { b += 1 }
-        return count(profile[a...b].map { $0! }, at: reach - a)
+        while b < profile.count - 1, profile[b + 1] != nil { b += 1 }
+        return (profile[a...b].map { $0! }, a)
     }
 
     /// The profile through `centre` along `angle`, `reach` pixels each way (2 `reach` + 1
@@ -107,12 +112,8 @@ enum BarRun {
         guard module >= 0.8, module < 64 else { return true }
         let gap = 5 * module, within = 6 * module
         let reach = Int((max(-ends.start, ends.end) + within + gap).rounded(.up)) + 2
-        guard let profile = profile(in: frame, centre: centre, angle: angle, reach: reach), profile[reach] != nil else { return true }
-        // The stretch round the centre that lies in the frame.
-        var a = reach, b = reach
-        while a > 0, profile[a - 1] != nil { a -= 1 }
-        while b < profile.count - 1, profile[b + 1] != nil { b += 1 }
-        let inFrame = profile[a...b].map { $0! }
+        guard let profile = profile(in: frame, centre: centre, angle: angle, reach: reach),
+              let (inFrame, a) = inFrame(profile, round: reach) else { return true }
         // The read's own light and dark.
         let i0 = reach + Int(ends.start.rounded()) - a, i1 = reach + Int(ends.end.rounded()) - a
         guard i0 >= 0, i1 < inFrame.count else { return true }
