@@ -2,8 +2,18 @@
 # Sets up the machine and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
-swift build --build-tests
+# Each phase's minutes, said at the end (also when a phase fails): the command is to stay well
+# under 45 minutes on a 2-core machine, and this says where they go.
+began=$SECONDS times=() now=""
+timed() { now=$1; shift; local t=$SECONDS; "$@"; times+=("$(printf '%-22s %4d s' "$now" $((SECONDS - t)))"); now=""; }
+said() {
+  echo "test.sh: phase times"; printf '  %s\n' "${times[@]}"
+  [ -z "$now" ] || echo "  $now: stopped (failed)"
+  echo "  total $((SECONDS - began)) s"
+}
+trap said EXIT
+timed setup scripts/setup.sh
+timed build swift build --build-tests
 # The attack and fault suites (hostile web clients, an MQTT flood, snapshot loops, a full disk,
 # kill -9, a wedged kiosk, 100 stops) measure CPU, memory and latency of a whole daemon: they run
 # one at a time after the rest, each with the machine to itself.
@@ -18,16 +28,16 @@ reap() { for p in $(pgrep -f 'scand run --config /tmp/scand-' || true); do [ "$(
 reap
 # Each test phase has a bound (scripts/bounded.sh): a test that hangs stops its phase with the
 # tests still running named, instead of holding CI until its own limit.
-scripts/bounded.sh 20 swift test --skip-build --skip "$alone"
+timed tests scripts/bounded.sh 20 swift test --skip-build --skip "$alone"
 reap
-scripts/bounded.sh 15 swift test --skip-build --filter "$alone" --no-parallel
+timed "tests alone" scripts/bounded.sh 15 swift test --skip-build --filter "$alone" --no-parallel
 reap
 # The suite again under AddressSanitizer and ThreadSanitizer.
-scripts/sanitize.sh
+timed sanitizers scripts/sanitize.sh
 # Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
-scripts/fuzz.sh --seconds 10
-scripts/test-package.sh
-scripts/lint-workflows.sh
-scripts/cross-check.sh
+timed fuzz scripts/fuzz.sh --seconds 10
+timed package scripts/test-package.sh
+timed lint scripts/lint-workflows.sh
+timed cross scripts/cross-check.sh
 # The real drivers against real kernel drivers (vivid, gpio-sim, 8250 UART) under qemu.
-hil/lab.sh all
+timed lab hil/lab.sh all
