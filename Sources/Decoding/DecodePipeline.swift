@@ -211,7 +211,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts,
                     region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
-        let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts)
+        let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
         return withoutGlareMisreads(t.isPart(of: region) ? Self.withoutPartsOfLongerEAN(found, in: region) : found, in: region)
     }
 
@@ -241,20 +241,31 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
 
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
     /// the rules, in region coordinates.
-    func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts) -> [Symbol] {
-        kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1)
+    func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts, region: GrayFrame) -> [Symbol] {
+        let found = kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1, ruled: false)
             .filter { !t.eanMustFit || !$0.symbology.isEANFamily || (!Self.isThin($0) && EANVerifier.verify($0, in: t.frame) == .fits) }
             .map { t.mapBack($0) }
+        // A turned image loses the region's corners and a crop or a tile ends where it ends: an
+        // add-on beside a code read there may lie outside it (a tryout: EAN-13+5 turned 20-45°
+        // and read from the `rotate` pass went out without its add-on), and is looked for in
+        // the region.
+        guard t.unrotate != nil || t.isPart(of: region) else { return rules.apply(found) }
+        return rules.apply(found.map { s in
+            guard s.addOn == nil, s.symbology.isEANFamily, rules.addOn(s.symbology) != .ignore else { return s }
+            return withAddOnsChecked([s], in: region).first ?? s
+        })
     }
 
     /// The codes that reads of one image give, the first look's or a pass's: confirmed, whole,
     /// no thin misfit, no UPC-E or EAN-8 that is a part of a longer code, within the rules; in
-    /// that image's coordinates. `fitting`: EAN/UPC reads already found to fit this image.
+    /// that image's coordinates. `fitting`: EAN/UPC reads already found to fit this image; `ruled`:
+    /// false leaves the rules to the caller (a pass's image: `weigh`).
     func kept(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in frame: GrayFrame, _ doubts: Doubts,
-              enlarged: Double = 1, fitting: [Symbol] = []) -> [Symbol] {
+              enlarged: Double = 1, fitting: [Symbol] = [], ruled: Bool = true) -> [Symbol] {
         let found = Self.withoutOverlappingParts(whole(confirmed(lists, by: lookers, in: frame, doubts, enlarged: enlarged), in: frame, doubts))
         let checked = Self.withoutPartsOfLongerEAN(Self.withoutThinMisfits(found, in: frame, fitting: fitting), in: frame)
-        return rules.apply(withAddOnsChecked(withoutTwoWidthLookalikes(checked, in: frame), in: frame))
+        let whole = withAddOnsChecked(withoutTwoWidthLookalikes(checked, in: frame), in: frame)
+        return ruled ? rules.apply(whole) : whole
     }
 
     /// Region coordinates to frame coordinates, nearest the region's centre first.

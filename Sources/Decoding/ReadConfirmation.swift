@@ -142,7 +142,10 @@ extension DecodePipeline {
             let b = s.bounds
             // The add-on's bars may start below the rows the main code was read on (a printed
             // add-on leaves room for its digits above it): a code's height and more each way.
-            let mx = max(16, b.width), my = max(16, b.height + 8, b.width / 2)
+            // An EAN-5 and its quiet zone reach up to 64 modules past the code's end: further
+            // than a UPC-E's own 51 (its crop cut the add-on's last digit off).
+            let reach = { (side: Int) in s.symbology == .upcE ? side * 13 / 10 : side }
+            let mx = max(16, reach(b.width)), my = max(16, reach(b.height) + 8, b.width / 2)
             let rect = PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
             guard rect.width > 16, rect.height > 16 else { return s }
             let crop = frame.cropped(to: rect)

@@ -50,7 +50,8 @@ struct Decode: ParsableCommand {
             transform: SymbologyList.init(parsing:))
     var symbologies: SymbologyList?
 
-    @Option(help: "Decoder: pipeline (zxing-cpp and zbar with extra passes), zxing or zbar.")
+    @Option(help: ArgumentHelp("Decoder: pipeline (zxing-cpp and zbar with extra passes), zxing or zbar (one look by that engine alone); "
+                               + "each answers by the kiosk's symbology rules (--config, --set)."))
     var engine: EngineChoice = .pipeline
 
     @Option(help: "Pipeline effort: fast, balanced or accurate.")
@@ -134,7 +135,12 @@ struct Decode: ParsableCommand {
                 continue
             }
             var symbols: [Symbol] = []
-            let elapsed = clock.measure { symbols = decoder.decode(frame, viewport: viewport) }
+            let elapsed = clock.measure {
+                symbols = decoder.decode(frame, viewport: viewport)
+                // One engine alone still answers by the kiosk's rules (check digits, lengths,
+                // Code 32, add-ons): the pipeline applies them itself.
+                if engine != .pipeline { symbols = settings.rules.apply(symbols) }
+            }
             if upceExpand { symbols = symbols.map(UPCE.expanded) }
             images += 1
             codes += symbols.count

@@ -50,4 +50,27 @@ import Testing
         #expect(none.status == 0 && none.stdout.contains("1 images (1 without a code)"), "\(none.stdout) \(none.stderr)")
         #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("qr.png,QR-Code,clean,misread,"))
     }
+
+    /// The table's columns line up whatever the decoders' names (ZXingReader's ran one over),
+    /// and a time ratio is given only against zxing-cpp 3.1 in-process, where it ran: without
+    /// it, rows said "(1.00x the reference's time)" of whichever decoder came last.
+    @Test func theTableLinesUpAndGivesNoRatioWithoutItsReference() throws {
+        let corpus = try Fixture.temporaryFolder("bench-table")
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("qr.png"), to: corpus.appendingPathComponent("qr.png"))
+        try Data(#"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#.utf8)
+            .write(to: corpus.appendingPathComponent("manifest.json"))
+        let run = try Run.scand(["bench", "decode", corpus.path, "--decoders", "zbar,pipeline-balanced", "--no-zxing-cpp", "--workers", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        let header = try #require(lines.first { $0.hasPrefix("decoder ") })
+        let column = try #require(header.range(of: "correct")).lowerBound.utf16Offset(in: header)
+        let rows = lines.filter { $0.contains(" 1/1 ") || $0.contains(" 0/1 ") }.filter { !$0.hasPrefix("QR-Code") && !$0.hasPrefix("clean") }
+        #expect(rows.count >= 2, "\(run.stdout)")
+        for row in rows {
+            let at = try #require(row.range(of: #"[01]/1 "#, options: .regularExpression)).lowerBound.utf16Offset(in: row)
+            #expect(at == column, "\(row)")
+        }
+        #expect(!run.stdout.contains("reference") && !run.stdout.contains("x zxing-cpp"), "\(run.stdout)")
+    }
 }

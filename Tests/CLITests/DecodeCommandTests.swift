@@ -81,6 +81,20 @@ import Testing
         #expect(bad.status == 64 && bad.stderr.contains("symbology.ean13.addon: \"always\" is not allowed"))
     }
 
+    /// One engine alone answers by the kiosk's rules as the pipeline does: a Code 32 pack with
+    /// `code32` set (a tryout: `--engine zxing` sent the Code 39 text), add-ons as configured.
+    @Test func oneEngineAloneAnswersByTheKiosksRules() throws {
+        for engine in ["pipeline", "zxing", "zbar"] {
+            let plain = try Run.scand(["decode", "-q", "--engine", engine, "code32.png"], currentDirectory: Fixture.folder)
+            #expect(plain.stdout == "Code-39:3PRM8N\n", "\(engine)")
+            let pharmacy = try Run.scand(["decode", "-q", "--engine", engine, "--set", "symbology.code-39.code32=true", "code32.png"],
+                                         currentDirectory: Fixture.folder)
+            #expect(pharmacy.stdout == "Code-39:A123456788\n", "\(engine)")
+        }
+        let ignored = try Run.scand(["decode", "-q", "--engine", "zxing", "upca-addon2.png"], currentDirectory: Fixture.folder)
+        #expect(ignored.stdout == "UPC-A:036000291452\n")
+    }
+
     @Test func binaryPayloadIsEscapedInTextModeAndExactInJSON() throws {
         let text = try Run.scand(["decode", "binary-qr.png"], currentDirectory: Fixture.folder)
         #expect(text.stdout.hasPrefix("QR-Code:\\x00\\x01"))

@@ -1,4 +1,6 @@
 @testable import Decoding
+import ImageLoading
+import ScanCore
 import Testing
 
 @Suite struct AddOnReaderTests {
@@ -44,5 +46,38 @@ import Testing
     /// Paper with no bars reads as nothing.
     @Test func noBarsNoRead() {
         #expect(AddOnReader.decode(Array(repeating: 200, count: 300), nominal: AddOnReader.perModule) == nil)
+    }
+
+    /// A UPC-E's EAN-5 reaches further past the code's end (up to 64 modules with its quiet
+    /// zone) than the UPC-E is long (51): the crop the add-on is looked for in reached only the
+    /// code's own width past it and cut the add-on's last digit off, so with `addon = "read"` the
+    /// code went out without it (a tryout; `require` found it later, in the deep passes).
+    @Test func aUPCEsFiveDigitAddOnIsReadWithIt() throws {
+        let frame = try ImageFile.load(Fixture.path("upce-addon5.png"))
+        for addOn in [SymbologyRules.AddOn.read, .require] {
+            var rules = SymbologyRules()
+            var rule = rules.rule(.upcE)
+            rule.addOn = addOn
+            rules.rules[.upcE] = rule
+            let read = DecodePipeline(quality: .balanced, rules: rules).decode(frame)
+            #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["01234565+12345"], "\(addOn)")
+        }
+    }
+
+    /// An ISBN with its price turned 30°: read from the `rotate` pass's image, whose turn cut
+    /// the add-on off (a turned image loses the region's corners), the code went out without
+    /// it (a tryout: EAN-13+5 turned 20-45°). The add-on is looked for again in the region.
+    @Test func aTurnedCodesAddOnIsLookedForInTheWholeRegion() throws {
+        let frame = try ImageFile.load(Fixture.path("isbn-price-turned.png"))
+        for addOn in [SymbologyRules.AddOn.read, .require] {
+            var rules = SymbologyRules()
+            var rule = rules.rule(.ean13)
+            rule.addOn = addOn
+            rules.rules[.ean13] = rule
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: rules, workers: workers).decode(frame)
+                #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["9780306406157+52495"], "\(addOn), \(workers) workers")
+            }
+        }
     }
 }

@@ -190,6 +190,12 @@ zint --barcode=QRCODE -d "https://id.gs1.org/01/09506000134352/10/ABC?17=201231"
 # past its end guard, which keeps its read.
 # python3 -c 'from PIL import Image; Image.open("/tmp/add4242/EAN-13plus2-skew-03.png").convert("L").crop((590, 270, 930, 530)).save("ean13-addon-skew.png")'
 "${Z[@]}" --barcode=UPCE -d "0123456+12" --addongap=7 -o upce-addon2.png
+# A UPC-E with an EAN-5, its digits printed: the add-on reaches further past the code's end than
+# the UPC-E is long (a tryout: read without its add-on where add-ons are read).
+zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456+12345" -o upce-addon5.png
+# isbn-price.png turned 30° (a tryout: EAN-13+5 turned 20-45°, read from the rotate pass's image,
+# whose turn cut the add-on off, went out without it):
+# python3 -c 'from PIL import Image; im=Image.open("isbn-price.png").convert("L"); w,h=im.size; b=Image.new("L",(w+60,h+60),255); b.paste(im,(30,30)); b.rotate(30,resample=Image.BICUBIC,expand=True,fillcolor=255).save("isbn-price-turned.png")'
 # ean13-addon-turned.png: an EAN-13 with its add-on, turned 58° and shrunk to 0.8 (a tryout's image;
 # read as UPC-E 16742697 from a tile at the accurate quality with UPC-E and EAN-8 alone enabled):
 # zint -b EANX -d 7674269897560+66 -o a.png
