@@ -252,7 +252,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard t.unrotate != nil || t.isPart(of: region) else { return rules.apply(found) }
         return rules.apply(found.map { s in
             guard s.addOn == nil, s.symbology.isEANFamily, rules.addOn(s.symbology) != .ignore else { return s }
-            return withAddOnsChecked([s], in: region).first ?? s
+            return withAddOnsChecked([s], in: region, besides: found).first ?? s
         })
     }
 

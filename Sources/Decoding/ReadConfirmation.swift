@@ -135,9 +135,11 @@ extension DecodePipeline {
     /// spaces zxing no longer finds: 199 of 240 generated add-on images read whole, 228 with
     /// the fitted look). Otherwise the main code stands alone (no read where the rule requires
     /// the add-on). Paid only for EAN/UPC reads where add-ons are read.
-    func withAddOnsChecked(_ found: [Symbol], in frame: GrayFrame) -> [Symbol] {
+    func withAddOnsChecked(_ found: [Symbol], in frame: GrayFrame, besides others: [Symbol] = []) -> [Symbol] {
         guard let reader = addOnReader else { return found }
-        return found.map { s in
+        // Whether each add-on came from the fitted look alone (no zxing look read it).
+        var fittedAlone = [Bool](repeating: false, count: found.count)
+        let checked = found.enumerated().map { (k, s) -> Symbol in
             guard rules.addOn(s.symbology) != .ignore, s.corners.count >= 2 else { return s }
             let b = s.bounds
             // The add-on's bars may start below the rows the main code was read on (a printed
@@ -181,8 +183,21 @@ extension DecodePipeline {
             let digits = fitted.map { $0?.digits }
             let clear = fitted.allSatisfy { ($0?.margin ?? 0) >= AddOnReader.margin }
             whole.addOn = digits.compactMap { $0 }.first { $0 == s.addOn || seen.contains($0) }
-                ?? (fitted.count == 3 && clear && digits.allSatisfy { $0 == digits[0] } ? digits[0] : nil)
+            if whole.addOn == nil, fitted.count == 3, clear, digits.allSatisfy({ $0 == digits[0] }) {
+                whole.addOn = digits[0]
+                fittedAlone[k] = true
+            }
             return whole
+        }
+        // An add-on fitted beside one code that another code in the image carries, read by
+        // zxing with it, is that code's (a tryout: a plain EAN-13 stacked with a book's ISBN
+        // and turned got the ISBN's price, whose bars lay past the EAN-13's end beside its
+        // bars); fitted beside two codes, it is neither's for sure.
+        return checked.enumerated().map { k, s in
+            guard fittedAlone[k], let addOn = s.addOn else { return s }
+            var bare = s
+            if (checked + others).contains(where: { $0.addOn == addOn && $0.text != s.text }) { bare.addOn = nil }
+            return bare
         }
     }
 

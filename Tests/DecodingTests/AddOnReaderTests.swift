@@ -80,4 +80,21 @@ import Testing
             }
         }
     }
+
+    /// A plain EAN-13 stacked under a book's ISBN with its price, turned: the price's bars lie
+    /// past the EAN-13's end beside its bars, and the fitted look read them as its add-on (a
+    /// tryout: at 23 of 60 turns). An add-on that another code in the image carries, read by
+    /// zxing with it, is that code's.
+    @Test func anAddOnAnotherCodeCarriesIsNotFittedToThePlainOne() throws {
+        let frame = try ImageFile.load(Fixture.path("isbn-over-ean13-turned.png"))
+        for addOn in [SymbologyRules.AddOn.read, .require] {
+            var rules = SymbologyRules()
+            var rule = rules.rule(.ean13)
+            rule.addOn = addOn
+            rules.rules[.ean13] = rule
+            let read = DecodePipeline(quality: .balanced, rules: rules, stopsAtFirstCode: false).decode(frame)
+            let want = addOn == .read ? ["5901234123457+", "9780306406157+52495"] : ["9780306406157+52495"]
+            #expect(read.map { "\($0.text)+\($0.addOn ?? "")" }.sorted() == want, "\(addOn)")
+        }
+    }
 }

@@ -193,6 +193,9 @@ zint --barcode=QRCODE -d "https://id.gs1.org/01/09506000134352/10/ABC?17=201231"
 # A UPC-E with an EAN-5, its digits printed: the add-on reaches further past the code's end than
 # the UPC-E is long (a tryout: read without its add-on where add-ons are read).
 zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456+12345" -o upce-addon5.png
+# isbn-over-ean13-turned.png: an ISBN with its price (9780306406157+52495) stacked 10 px over a
+# plain EAN-13 (5901234123457), both drawn by zint with their digits, turned 33° (a tryout's
+# image: the plain EAN-13 got the ISBN's add-on, whose bars lay past its end beside its bars).
 # isbn-price.png turned 30° (a tryout: EAN-13+5 turned 20-45°, read from the rotate pass's image,
 # whose turn cut the add-on off, went out without it):
 # python3 -c 'from PIL import Image; im=Image.open("isbn-price.png").convert("L"); w,h=im.size; b=Image.new("L",(w+60,h+60),255); b.paste(im,(30,30)); b.rotate(30,resample=Image.BICUBIC,expand=True,fillcolor=255).save("isbn-price-turned.png")'
