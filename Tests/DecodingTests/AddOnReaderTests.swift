@@ -25,6 +25,15 @@ import Testing
 
     static func parities(_ pattern: String) -> [Bool] { pattern.map { $0 == "G" } }
 
+    /// The default rules with `symbology`'s add-ons read as `addOn` says.
+    static func rules(_ symbology: Symbology, _ addOn: SymbologyRules.AddOn) -> SymbologyRules {
+        var rules = SymbologyRules()
+        var rule = rules.rule(symbology)
+        rule.addOn = addOn
+        rules.rules[symbology] = rule
+        return rules
+    }
+
     /// An EAN-5 (52495: 3 x (5+4+5) + 9 x (2+9) = 141, check 1, parities GLGLL) and an EAN-2
     /// (34: 34 mod 4 = 2, GL) read from sharp and from blurred profiles.
     @Test func readsAddOnsSharpAndBlurred() {
@@ -55,10 +64,7 @@ import Testing
     @Test func aUPCEsFiveDigitAddOnIsReadWithIt() throws {
         let frame = try ImageFile.load(Fixture.path("upce-addon5.png"))
         for addOn in [SymbologyRules.AddOn.read, .require] {
-            var rules = SymbologyRules()
-            var rule = rules.rule(.upcE)
-            rule.addOn = addOn
-            rules.rules[.upcE] = rule
+            let rules = Self.rules(.upcE, addOn)
             let read = DecodePipeline(quality: .balanced, rules: rules).decode(frame)
             #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["01234565+12345"], "\(addOn)")
         }
@@ -70,10 +76,7 @@ import Testing
     @Test func aTurnedCodesAddOnIsLookedForInTheWholeRegion() throws {
         let frame = try ImageFile.load(Fixture.path("isbn-price-turned.png"))
         for addOn in [SymbologyRules.AddOn.read, .require] {
-            var rules = SymbologyRules()
-            var rule = rules.rule(.ean13)
-            rule.addOn = addOn
-            rules.rules[.ean13] = rule
+            let rules = Self.rules(.ean13, addOn)
             for workers in [1, 2] {
                 let read = DecodePipeline(quality: .balanced, rules: rules, workers: workers).decode(frame)
                 #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["9780306406157+52495"], "\(addOn), \(workers) workers")
@@ -88,10 +91,7 @@ import Testing
     @Test func anAddOnAnotherCodeCarriesIsNotFittedToThePlainOne() throws {
         let frame = try ImageFile.load(Fixture.path("isbn-over-ean13-turned.png"))
         for addOn in [SymbologyRules.AddOn.read, .require] {
-            var rules = SymbologyRules()
-            var rule = rules.rule(.ean13)
-            rule.addOn = addOn
-            rules.rules[.ean13] = rule
+            let rules = Self.rules(.ean13, addOn)
             let read = DecodePipeline(quality: .balanced, rules: rules, stopsAtFirstCode: false).decode(frame)
             let want = addOn == .read ? ["5901234123457+", "9780306406157+52495"] : ["9780306406157+52495"]
             #expect(read.map { "\($0.text)+\($0.addOn ?? "")" }.sorted() == want, "\(addOn)")
