@@ -39,6 +39,9 @@ enum AddOnReader {
     }
     /// Samples of the profile per module.
     static let perModule = 4.0
+    /// How far past a code's end an add-on may end, in modules: a 12-module gap, an EAN-5's
+    /// 47 and 7 of quiet zone.
+    static let farthestEnd = 66
 
     /// The add-ons read beside `s`, one per band of rows (the whole band, its upper and its
     /// lower half: disjoint pixels), where the band gives one; empty when the geometry or the
@@ -64,21 +67,14 @@ enum AddOnReader {
         let readHalfHeight: Double
 
         init?(_ s: Symbol, across: Double?) {
-            guard s.corners.count >= 2 else { return nil }
-            let modules: Double
-            switch s.symbology {
-            case .ean13, .isbn13, .upcA: modules = 95
-            case .ean8: modules = 67
-            case .upcE: modules = 51
-            default: return nil
-            }
+            guard let count = EANVerifier.Layout.modules(of: s.symbology), let (start, far) = s.readEnds else { return nil }
+            let modules = Double(count)
             // zxing places a code it read with its add-on over both (and the gap, about 9
             // modules, between them).
             let span = modules + (s.addOn.map { Double($0.count == 2 ? 20 : 47) + 9 } ?? 0)
             let c = s.corners.map { (x: Double($0.x), y: Double($0.y)) }
             let c0 = c[0], c1 = c[1], c2 = c.count >= 4 ? c[2] : c[1], c3 = c.count >= 4 ? c[3] : c[0]
-            start = ((c0.x + c3.x) / 2, (c0.y + c3.y) / 2)
-            let far = (x: (c1.x + c2.x) / 2, y: (c1.y + c2.y) / 2)
+            self.start = start
             let rx = far.x - start.x, ry = far.y - start.y
             guard (rx * rx + ry * ry).squareRoot() >= modules else { return nil }
             // The bars' direction from the guards' lines where the rows read are apart enough to

@@ -215,6 +215,16 @@ enum EANVerifier {
     /// patterns that could stand there.
     struct Layout {
         var modules: Int { pattern.count }
+        /// The modules of an EAN/UPC symbol from its start guard to its end guard; nil for
+        /// other symbologies.
+        static func modules(of symbology: Symbology) -> Int? {
+            switch symbology {
+            case .ean13, .isbn13, .upcA: return 95
+            case .ean8: return 67
+            case .upcE: return 51
+            default: return nil
+            }
+        }
         var pattern: [Bool] = []
         var slots: [(offset: Int, rivals: [[Bool]])] = []
         /// The module ranges fitted on their own: each half with its guards.

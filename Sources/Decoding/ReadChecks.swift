@@ -130,12 +130,8 @@ extension DecodePipeline {
     /// end where a real code has its quiet zone (or its add-on, 7 modules away or more).
     static func withoutPartsOfLongerEAN(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
         symbols.filter { (s: Symbol) -> Bool in
-            guard let modules = shortEANModules[s.symbology], s.corners.count >= 2 else { return true }
-            // The read's ends: the middles of a quadrilateral's short sides, or a line's ends.
-            let c = s.corners.map { (x: Double($0.x), y: Double($0.y)) }
-            let quad = c.count == 4
-            let p = quad ? (x: (c[0].x + c[3].x) / 2, y: (c[0].y + c[3].y) / 2) : c[0]
-            let q = quad ? (x: (c[1].x + c[2].x) / 2, y: (c[1].y + c[2].y) / 2) : c[1]
+            guard [.upcE, .ean8].contains(s.symbology), let modules = EANVerifier.Layout.modules(of: s.symbology),
+                  let (p, q) = s.readEnds else { return true }
             let centre = (x: (p.x + q.x) / 2, y: (p.y + q.y) / 2)
             let rect = area(around: s, in: frame, sides: 4)
             guard rect.width > 16, rect.height > 16, let axis = ImagePass.barAngle(frame.cropped(to: rect)) else { return true }
@@ -143,10 +139,6 @@ extension DecodePipeline {
             return BarRun.hasQuietEnds(in: frame, centre: centre, angle: axis, ends: (-abs(t), abs(t)), modules: modules)
         }
     }
-
-    /// The modules of the short EAN/UPC codes a part of a longer one may read as: UPC-E (its
-    /// guards, six digits and the six-module end guard) and EAN-8.
-    static let shortEANModules: [Symbology: Int] = [.upcE: 51, .ean8: 67]
 
     /// Whether a read came from a thin band of lines: across less than a thirtieth of its length.
     static func isThin(_ s: Symbol) -> Bool {
@@ -242,6 +234,15 @@ extension Symbol {
     var bounds: PixelRect {
         let xs = corners.map(\.x), ys = corners.map(\.y)
         return PixelRect(x: xs.min()!, y: ys.min()!, width: xs.max()! - xs.min()!, height: ys.max()! - ys.min()!)
+    }
+
+    /// The ends of the line a read runs along: the middles of a quadrilateral's start and end
+    /// sides (corners 0-3 and 1-2), or a line's two points; nil under two corners.
+    var readEnds: (start: (x: Double, y: Double), end: (x: Double, y: Double))? {
+        guard corners.count >= 2 else { return nil }
+        let c = corners.map { (x: Double($0.x), y: Double($0.y)) }
+        guard c.count >= 4 else { return (c[0], c[1]) }
+        return (((c[0].x + c[3].x) / 2, (c[0].y + c[3].y) / 2), ((c[1].x + c[2].x) / 2, (c[1].y + c[2].y) / 2))
     }
 }
 

@@ -144,9 +144,10 @@ extension DecodePipeline {
             let b = s.bounds
             // The add-on's bars may start below the rows the main code was read on (a printed
             // add-on leaves room for its digits above it): a code's height and more each way.
-            // An EAN-5 and its quiet zone reach up to 64 modules past the code's end: further
-            // than a UPC-E's own 51 (its crop cut the add-on's last digit off).
-            let reach = { (side: Int) in s.symbology == .upcE ? side * 13 / 10 : side }
+            // An add-on ends up to `AddOnReader.farthestEnd` modules past the code: further than
+            // a UPC-E is long (51; its crop cut the add-on's last digit off).
+            let modules = EANVerifier.Layout.modules(of: s.symbology) ?? AddOnReader.farthestEnd
+            let reach = { (side: Int) in side * max(modules, AddOnReader.farthestEnd) / modules }
             let mx = max(16, reach(b.width)), my = max(16, reach(b.height) + 8, b.width / 2)
             let rect = PixelRect(x: b.x - mx, y: b.y - my, width: b.width + 2 * mx, height: b.height + 2 * my).clamped(width: frame.width, height: frame.height)
             guard rect.width > 16, rect.height > 16 else { return s }

@@ -277,18 +277,17 @@ struct DecodeBench: ParsableCommand {
         let width = max(30, (all.map(\.0.count).max() ?? 0) + 2)
         print(pad("decoder", width) + pad("correct", 10) + pad("misreads", 10) + pad("median ms", 11) + "p95 ms")
         // The ratio is to zxing-cpp 3.1 in-process, where it ran: the other in-process reference.
-        let reference = all.first { $0.0.hasPrefix("zxing-cpp") }
-        let referenceMedian = reference.map { Self.median($0.1.map(\.ms)) }
+        let reference = all.first { $0.0.hasPrefix("zxing-cpp") }.map { (name: $0.0, median: Self.median($0.1.map(\.ms))) }
         for (name, outcomes) in all {
             let ok = outcomes.filter { $0.verdict == .correct && $0.record.text != nil }.count
             let bad = outcomes.filter { $0.verdict == .misread }.count
             let med = Self.median(outcomes.map(\.ms)), p95 = Self.percentile(outcomes.map(\.ms), 0.95)
-            let ratio = referenceMedian.flatMap { r -> String? in
-                guard let reference, name != reference.0, !name.hasSuffix("(process per image)"), r > 0 else { return nil }
-                return "   (median \(fixed(med / r, 2))x \(reference.0)'s)"
+            var ratio = ""
+            if let reference, name != reference.name, !name.hasSuffix("(process per image)"), reference.median > 0 {
+                ratio = "   (median \(fixed(med / reference.median, 2))x \(reference.name)'s)"
             }
             print(pad(name, width) + pad("\(ok)/\(records.filter { $0.text != nil }.count)", 10) + pad("\(bad)", 10)
-                  + pad(fixed(med, 1), 11) + fixed(p95, 1) + (ratio ?? ""))
+                  + pad(fixed(med, 1), 11) + fixed(p95, 1) + ratio)
         }
         for (title, key, values) in [("symbology", \Record.symbology, symbologies), ("difficulty", \Record.difficulty as PartialKeyPath<Record>, difficulties)] as [(String, PartialKeyPath<Record>, [String])] {
             print("")

@@ -1,0 +1,217 @@
+import Glibc
+import ScanCore
+import ScanHardware
+
+/// The geometry the passes and the reads' confirmations resample with: turning, scaling
+/// (bilinear, nearest, bicubic) and halving.
+extension ImagePass {
+    /// The crop turned by `-angle` (so that direction becomes the x axis), scaled by `factor`,
+    /// bilinear; light outside the crop. Maps back to frame coordinates through `originX/Y`.
+    static func rotated(_ f: GrayFrame, by angle: Double, factor: Double, originX: Int, originY: Int) -> TransformedFrame {
+        let c = cos(angle), s = sin(angle)
+        let w = Int((Double(f.width) * abs(c) + Double(f.height) * abs(s)) * factor), h = Int((Double(f.width) * abs(s) + Double(f.height) * abs(c)) * factor)
+        let cx = Double(f.width) / 2, cy = Double(f.height) / 2, cu = Double(w) / 2, cv = Double(h) / 2
+        var out = [UInt8](repeating: 255, count: w * h)
+        // Each output pixel's source point is (cx + dx c - dy s, cy + dx s + dy c): the column's
+        // terms are worked out once, the row's once a row (the same values, the same sums).
+        let dxc = (0..<w).map { u in (Double(u) - cu) / factor * c }, dxs = (0..<w).map { u in (Double(u) - cu) / factor * s }
+        f.withUnsafeBytes { p in
+            out.withUnsafeMutableBufferPointer { o in
+                for v in 0..<h {
+                    let dy = (Double(v) - cv) / factor
+                    let dys = dy * s, dyc = dy * c
+                    for u in 0..<w {
+                        let sx = cx + dxc[u] - dys, sy = cy + dxs[u] + dyc
+                        let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                        guard x0 >= 0, y0 >= 0, x0 + 1 < f.width, y0 + 1 < f.height else { continue }
+                        o[v * w + u] = bilinear(p, f.stride, x0, x0 + 1, y0, y0 + 1, sx - Double(x0), sy - Double(y0))
+                    }
+                }
+            }
+        }
+        var t = TransformedFrame(frame: GrayFrame(width: w, height: h, pixels: out), scale: 1 / factor)
+        let ox = Double(originX), oy = Double(originY)
+        t.unrotate = { u, v in
+            let dx = (u - cu) / factor, dy = (v - cv) / factor
+            return (ox + cx + dx * c - dy * s, oy + cy + dx * s + dy * c)
+        }
+        return t
+    }
+
+    /// The frame scaled by `factor` (any, bilinear).
+    static func scaled(_ f: GrayFrame, by factor: Double) -> GrayFrame {
+        rotated(f, by: 0, factor: factor, originX: 0, originY: 0).frame
+    }
+
+    /// Nearest-neighbour upscaling by an integer factor (hard module edges stay hard).
+    static func nearest(_ f: GrayFrame, factor: Int) -> GrayFrame {
+        let w = f.width * factor, h = f.height * factor
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { src in
+            for y in 0..<h {
+                for x in 0..<w { out[y * w + x] = src[(y / factor) * f.stride + x / factor] }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// The frame at twice its size, when it has at most `limit` pixels.
+    static func doubled(_ frame: GrayFrame, upTo limit: Int) -> [TransformedFrame] {
+        guard frame.width * frame.height <= limit else { return [] }
+        return [TransformedFrame(frame: resize(frame, factor: 2), scale: 0.5)]
+    }
+
+    /// The pixel between four neighbours (columns x0/x1, rows y0/y1) at fractions fx, fy.
+    @inline(__always)
+    static func bilinear(_ p: UnsafeRawBufferPointer, _ stride: Int, _ x0: Int, _ x1: Int, _ y0: Int, _ y1: Int,
+                         _ fx: Double, _ fy: Double) -> UInt8 {
+        let a = Double(p[y0 * stride + x0]), b = Double(p[y0 * stride + x1])
+        let c = Double(p[y1 * stride + x0]), d = Double(p[y1 * stride + x1])
+        return roundedByte((a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy)
+    }
+
+    /// Bilinear upscaling by an integer factor.
+    static func resize(_ f: GrayFrame, factor: Int) -> GrayFrame {
+        factor == 2 ? doubledBilinear(f) : bilinearResize(f, factor: factor)
+    }
+
+    /// Bilinear upscaling by any integer factor, pixel by pixel in floating point.
+    static func bilinearResize(_ f: GrayFrame, factor: Int) -> GrayFrame {
+        let w = f.width * factor, h = f.height * factor
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { src in
+            for y in 0..<h {
+                let sy = (Double(y) + 0.5) / Double(factor) - 0.5
+                let y0 = max(0, min(f.height - 1, Int(sy.rounded(.down)))), y1 = min(f.height - 1, y0 + 1)
+                let fy = max(0, sy - Double(y0))
+                for x in 0..<w {
+                    let sx = (Double(x) + 0.5) / Double(factor) - 0.5
+                    let x0 = max(0, min(f.width - 1, Int(sx.rounded(.down)))), x1 = min(f.width - 1, x0 + 1)
+                    let fx = max(0, sx - Double(x0))
+                    out[y * w + x] = bilinear(src, f.stride, x0, x1, y0, y1, fx, fy)
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// `resize(f, factor: 2)` in integers, pixel for pixel the same: at twice the size each new
+    /// pixel lies a quarter or three quarters of the way between old ones (clamped at the edges),
+    /// so its value is a sum of sixteenths, rounded half up as `bilinear` rounds it. Every crop
+    /// of a small code is enlarged so, in the passes and in a read's confirmation.
+    static func doubledBilinear(_ f: GrayFrame) -> GrayFrame {
+        let w = f.width * 2, h = f.height * 2
+        guard f.width > 0, f.height > 0 else { return GrayFrame(width: w, height: h, pixels: []) }
+        // For output column x (row y alike): the two source columns and the second one's weight
+        // in quarters.
+        func taps(_ n: Int, _ size: Int) -> (Int, Int, Int) {
+            let i = n / 2
+            if n % 2 == 1 { return (i, min(size - 1, i + 1), 1) }
+            return i == 0 ? (0, min(size - 1, 1), 0) : (i - 1, i, 3)
+        }
+        let columns = (0..<w).map { taps($0, f.width) }
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<h {
+                    let (y0, y1, wy) = taps(y, f.height)
+                    let r0 = y0 * f.stride, r1 = y1 * f.stride, row = y * w
+                    for x in 0..<w {
+                        let (x0, x1, wx) = columns[x]
+                        let top = Int(src[r0 + x0]) * (4 - wx) + Int(src[r0 + x1]) * wx
+                        let bottom = Int(src[r1 + x0]) * (4 - wx) + Int(src[r1 + x1]) * wx
+                        dst[row + x] = UInt8(truncatingIfNeeded: (top * (4 - wy) + bottom * wy + 8) >> 4)
+                    }
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// 2x2 box downscaling.
+    static func halve(_ f: GrayFrame) -> GrayFrame {
+        let w = f.width / 2, h = f.height / 2
+        var out = [UInt8](repeating: 0, count: w * h)
+        f.withUnsafeBytes { src in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let i = 2 * y * f.stride + 2 * x
+                    let sum = Int(src[i]) + Int(src[i + 1]) + Int(src[i + f.stride]) + Int(src[i + f.stride + 1])
+                    out[y * w + x] = UInt8(sum / 4)
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// The frame enlarged `scale` times with bicubic interpolation (Keys' kernel, a = -0.75, as
+    /// OpenCV's `INTER_CUBIC`; pixel centres aligned, edges clamped): steeper module edges than
+    /// bilinear, with a slight overshoot at each. Separable: across each source row first, then
+    /// down, with each output column's and row's four taps worked out once.
+    static func cubic(_ f: GrayFrame, scale: Double) -> GrayFrame {
+        let w = Int((Double(f.width) * scale).rounded(.toNearestOrEven)), h = Int((Double(f.height) * scale).rounded(.toNearestOrEven))
+        guard f.width > 0, f.height > 0, w > 0, h > 0 else { return GrayFrame(width: 0, height: 0, pixels: []) }
+        let (cx, wx) = cubicTaps(count: w, source: f.width, scale: scale)
+        let (cy, wy) = cubicTaps(count: h, source: f.height, scale: scale)
+        var across = [Float](repeating: 0, count: w * f.height)
+        across.withUnsafeMutableBufferPointer { a in
+            f.withUnsafeBytes { p in
+                for y in 0..<f.height {
+                    let row = y * f.stride, o = y * w
+                    for x in 0..<w {
+                        let t = 4 * x
+                        a[o + x] = wx[t] * Float(p[row + cx[t]]) + wx[t + 1] * Float(p[row + cx[t + 1]])
+                            + wx[t + 2] * Float(p[row + cx[t + 2]]) + wx[t + 3] * Float(p[row + cx[t + 3]])
+                    }
+                }
+            }
+        }
+        var out = [UInt8](repeating: 0, count: w * h)
+        out.withUnsafeMutableBufferPointer { o in
+            across.withUnsafeBufferPointer { a in
+                let a = a.baseAddress!, o = o.baseAddress!
+                // A row's values before they are bytes.
+                let line = UnsafeMutablePointer<Float>.allocate(capacity: w)
+                defer { line.deallocate() }
+                for y in 0..<h {
+                    let t = 4 * y
+                    let a0 = a + cy[t] &* w, a1 = a + cy[t + 1] &* w, a2 = a + cy[t + 2] &* w, a3 = a + cy[t + 3] &* w
+                    let k0 = wy[t], k1 = wy[t + 1], k2 = wy[t + 2], k3 = wy[t + 3]
+                    let row = o + y &* w
+                    var x = 0
+                    while x &+ Lanes.count <= w {
+                        (k0 * Lanes.load(a0 + x) + k1 * Lanes.load(a1 + x) + k2 * Lanes.load(a2 + x) + k3 * Lanes.load(a3 + x)).store(line + x)
+                        x &+= Lanes.count
+                    }
+                    for x in 0..<x { row[x] = UInt8(max(0, min(255, line[x] + 0.5))) }
+                    while x < w {
+                        let v = k0 * a0[x] + k1 * a1[x] + k2 * a2[x] + k3 * a3[x]
+                        row[x] = UInt8(max(0, min(255, v + 0.5)))
+                        x &+= 1
+                    }
+                }
+            }
+        }
+        return GrayFrame(width: w, height: h, pixels: out)
+    }
+
+    /// For each of `count` output pixels along one axis: the four source pixels it is made of
+    /// (clamped to the edge) and their weights, which sum to 1.
+    static func cubicTaps(count: Int, source: Int, scale: Double) -> (index: [Int], weight: [Float]) {
+        var index = [Int](repeating: 0, count: 4 * count), weight = [Float](repeating: 0, count: 4 * count)
+        let a = -0.75
+        func kernel(_ d: Double) -> Double {
+            let x = abs(d)
+            return x <= 1 ? ((a + 2) * x - (a + 3)) * x * x + 1 : x < 2 ? ((a * x - 5 * a) * x + 8 * a) * x - 4 * a : 0
+        }
+        for i in 0..<count {
+            let s = (Double(i) + 0.5) / scale - 0.5
+            let base = Int(s.rounded(.down)), t = s - Double(base)
+            for k in 0..<4 {
+                index[4 * i + k] = min(source - 1, max(0, base - 1 + k))
+                weight[4 * i + k] = Float(kernel(t - Double(k - 1)))
+            }
+        }
+        return (index, weight)
+    }
+}
