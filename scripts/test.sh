@@ -32,8 +32,9 @@ timed tests scripts/bounded.sh 20 swift test --skip-build --skip "$alone"
 reap
 timed "tests alone" scripts/bounded.sh 15 swift test --skip-build --filter "$alone" --no-parallel
 reap
-# The suite again under AddressSanitizer and ThreadSanitizer.
-timed sanitizers scripts/sanitize.sh
+# The suite again under ThreadSanitizer (AddressSanitizer: scripts/sanitize.sh --asan, and the
+# fuzz targets below).
+timed "thread sanitizer" scripts/sanitize.sh
 # Every parser of outside input under libFuzzer + AddressSanitizer, briefly (long runs: --seconds 600).
 timed fuzz scripts/fuzz.sh --seconds 10
 timed package scripts/test-package.sh
