@@ -6,7 +6,10 @@ fails=0
 # Verdicts also go to a file on the host share: the serial console interleaves kernel messages.
 : > /mnt/result.txt
 pass() { echo "PASS $1"; echo "PASS $1" >> /mnt/result.txt; }
-fail() { echo "FAIL $1"; echo "FAIL $1" >> /mnt/result.txt; fails=$((fails + 1)); }
+# A failure carries the end of scand's log with it (the host prints the whole log only after all
+# the verdicts, where a CI excerpt may cut it).
+fail() { echo "FAIL $1"; echo "FAIL $1" >> /mnt/result.txt; fails=$((fails + 1))
+         tail -n 15 /tmp/scand.log 2>/dev/null | sed 's/^/  | /' >> /mnt/result.txt; }
 # waitfor CONDITION TENTHS: bounded polling, never a fixed sleep for a result.
 waitfor() { i=0; while [ $i -lt $2 ]; do eval "$1" && return 0; sleep 0.1; i=$((i + 1)); done; return 1; }
 status() { cat /tmp/status.json 2>/dev/null; }
@@ -156,6 +159,8 @@ waitfor 'status | grep -q "\"camera\":\"available\""' 300
 grep -q "YU12 640x480 at 30 fps, converted by libv4l2" /tmp/scand.log && pass "8 opened through libv4l2" || fail "8 libv4l2 open"
 press
 waitfor 'status | grep -q "\"goodReads\":1,"' 400 && pass "8 read through libv4l2" || fail "8 libv4l2 read"
+# libv4l2 writes "error dequeuing buf" to stderr each time a dequeue finds nothing ready.
+grep -q "error dequeuing buf" /tmp/scand.log && fail "8 libv4l2 wrote errors to the log" || pass "8 no libv4l2 error lines in the log"
 stop_scand; stop_loop
 
 ########## 9. level trigger: scans while the button is held; a release without a code ends it

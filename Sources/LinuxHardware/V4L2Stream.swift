@@ -176,9 +176,11 @@ final class Stream: @unchecked Sendable {
     }
 
     /// Dequeues every ready buffer: the newest is kept (or handed to a waiter), older are requeued.
+    /// It asks the device whether another is ready before dequeuing it rather than dequeuing until
+    /// EAGAIN: libv4l2 writes "error dequeuing buf" to stderr, the journal, at every EAGAIN.
     private func drain(_ ring: BufferRing) throws(HardwareError) {
         let sys = ring.sys, fd = ring.fd
-        while true {
+        repeat {
             var buf = BufferRing.buffer(0)
             if sys.ioctl(fd, scand_VIDIOC_DQBUF, &buf) < 0 {
                 let code = sys.errno()
@@ -202,7 +204,13 @@ final class Stream: @unchecked Sendable {
             }
             // Kept for the next `next()`; or handed over as it is if one began waiting meanwhile.
             if let older = handoff.keep(entry) { try ring.queue(older.index) }
-        }
+        } while Self.hasFrame(fd, sys)
+    }
+
+    /// Whether the device has a buffer ready now (poll without waiting).
+    private static func hasFrame(_ fd: Int32, _ sys: Syscalls) -> Bool {
+        var device = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return sys.poll(&device, 1, 0) == 1 && device.revents & Int16(POLLIN) != 0
     }
 
     private func fail(_ error: HardwareError) { handoff.fail(error) }

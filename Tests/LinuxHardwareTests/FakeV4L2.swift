@@ -23,6 +23,8 @@ final class FakeV4L2: @unchecked Sendable {
         var failures: [String: Int32] = [:]
         var calls: [String] = []
         var qbufCount = 0
+        /// VIDIOC_DQBUF calls answered EAGAIN: libv4l2 logs an error line at each.
+        var dequeuedNothing = 0
         var closed = false
         var openFlags: Int32 = 0
         var controls: [UInt32: Int32] = [:]
@@ -169,7 +171,7 @@ final class FakeV4L2: @unchecked Sendable {
                 Self.fill(&s)
             case scand_VIDIOC_DQBUF:
                 guard s.streaming else { s.lastErrno = EINVAL; return -1 }
-                guard !s.ready.isEmpty else { s.lastErrno = EAGAIN; return -1 }
+                guard !s.ready.isEmpty else { s.dequeuedNothing += 1; s.lastErrno = EAGAIN; return -1 }
                 let (index, used) = s.ready.removeFirst()
                 let b = arg!.assumingMemoryBound(to: v4l2_buffer.self)
                 b.pointee.index = UInt32(index)

@@ -257,10 +257,15 @@ import Glibc
         #expect(camera.state.withLock { $0.closed }, "the direct descriptor is closed")
         #expect(!camera.calls.contains("VIDIOC_S_FMT") && libv4l2.calls.contains("VIDIOC_S_FMT"))
         try cam.startCapture()
-        libv4l2.push([9, 8, 7, 6, 5, 4, 3, 2, 128, 128, 128, 128])
-        let frame = try await cam.nextFrame()
-        #expect(frame.packedPixels() == [9, 8, 7, 6, 5, 4, 3, 2])
+        for value in UInt8(1)...5 {
+            libv4l2.push([9, 8, 7, 6, 5, 4, 3, value, 128, 128, 128, 128])
+            let frame = try await cam.nextFrame()
+            #expect(frame.packedPixels() == [9, 8, 7, 6, 5, 4, 3, value])
+        }
         cam.stopCapture()
+        // libv4l2 writes "error dequeuing buf" to stderr at every EAGAIN: the reader asks the
+        // device first and never dequeues from an empty queue.
+        #expect(libv4l2.state.withLock { $0.dequeuedNothing } == 0)
         // Without conversion allowed, the same camera is a clear error naming what it offers.
         settings.allowConversion = false
         #expect { try V4L2Camera(settings: settings, syscalls: camera.syscalls, converting: libv4l2.syscalls).open() } throws: {
