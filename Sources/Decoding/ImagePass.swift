@@ -145,7 +145,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // A code that fills the crop to its edges (a tight viewport, a close-up) has no
             // quiet zone, and the detectors need one: a light border of a tenth of the size.
             guard frame.width * frame.height <= 500_000 else { return [] } // a large frame has room around its codes
-            let border = max(8, max(frame.width, frame.height) / 10)
+            let border = Self.quietBorder(frame)
             var out = [TransformedFrame(frame: Self.bordered(frame, border), scale: 1, offsetX: -border, offsetY: -border)]
             // A tiny image (a code printed at one pixel per module, a thumbnail) also enlarged
             // with hard pixel edges, so each module becomes a square the detectors can find.
@@ -235,7 +235,7 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // finder from: the image inside a light border, as a whole (dark ink: a light border
             // gives a light-on-dark code no quiet zone).
             if frame.width * frame.height < 300_000 {
-                let border = max(8, max(frame.width, frame.height) / 10)
+                let border = Self.quietBorder(frame)
                 let bordered = Self.bordered(frame, border)
                 drawings += DataMatrixGrid.redrawn(bordered, in: PixelRect(x: 0, y: 0, width: bordered.width, height: bordered.height),
                                                    lightInk: [false], shift: -border)
@@ -271,6 +271,13 @@ public enum ImagePass: String, Sendable, CaseIterable {
             guard frame.width * frame.height >= 600_000 else { return [] }
             return [TransformedFrame(frame: Self.halve(frame), scale: 2)]
         }
+    }
+
+    /// The light border given to a code that fills its image: a tenth of the longer side, at
+    /// least 8 pixels, and no wider than the shorter side (at least 8), so that a sliver of an
+    /// image (1x40000 pixels) is not framed into hundreds of megapixels.
+    static func quietBorder(_ frame: GrayFrame) -> Int {
+        max(8, min(max(frame.width, frame.height) / 10, min(frame.width, frame.height)))
     }
 
     /// The most pixels the `resampled` pass enlarges a frame to (a 720p frame 2.5 times, a 1080p

@@ -58,6 +58,23 @@ import Testing
         let s = t.mapBack(Symbol(symbology: .qrCode, text: "x", corners: [PixelPoint(x: t.frame.width / 10 + 3, y: 40)]))
         #expect(s.corners.first?.x == t.frame.width / 10 + 3 - (t.frame.width - frame.width) / 2)
     }
+
+    /// An image from outside may be a sliver (a 157-byte PNG of 1x40000 pixels): no pass frames
+    /// or enlarges it past what a 720p frame's passes make. The quiet zone's border, a tenth of
+    /// the longer side, made it 8001x48000 pixels (29 s and 1.5 GB in `scand decode`).
+    @Test func aSliverOfAnImageIsNotMadeIntoMegapixels() {
+        for (width, height) in [(1, 40_000), (40_000, 1), (3, 30_000)] {
+            let sliver = GrayFrame(width: width, height: height, pixels: [UInt8](repeating: 255, count: width * height))
+            let made = MadeImages()
+            for pass in ImagePass.allCases {
+                let largest = pass.apply(sliver, made: made).map { $0.frame.width * $0.frame.height }.max() ?? 0
+                #expect(largest <= ImagePass.resampledPixels, "\(pass) made \(largest) pixels of \(width)x\(height)")
+            }
+        }
+        #expect(DecodePipeline(quality: .accurate).decode(GrayFrame(width: 1, height: 40_000, pixels: [UInt8](repeating: 255, count: 40_000))).isEmpty)
+        // A code that fills a frame of usual shape keeps its border of a tenth of the longer side.
+        #expect(ImagePass.quietBorder(GrayFrame(width: 400, height: 100, pixels: [UInt8](repeating: 255, count: 40_000))) == 40)
+    }
 }
 
 /// The passes for hard scenes: light that falls unevenly (a shadow's edge) divided out (the
