@@ -7,8 +7,9 @@ import ScanHardware
 public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     public let name: String
     /// What scand asks zxing-cpp for.
+    /// (ISBN-13: a book's EAN-13, told by its 978/979 prefix where EAN-13 itself is not read.)
     public static let supported: Set<Symbology> = [
-        .ean13, .ean8, .upcA, .upcE, .itf, .itf14, .code39, .code93, .code128, .codabar, .dataBar, .dataBarExpanded,
+        .ean13, .isbn13, .ean8, .upcA, .upcE, .itf, .itf14, .code39, .code93, .code128, .codabar, .dataBar, .dataBarExpanded,
         .pdf417, .qrCode, .microQR, .dataMatrix, .aztec,
     ]
     public var supportedSymbologies: Set<Symbology> { Self.supported }
@@ -60,7 +61,13 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
         for i in 0..<Int(count) {
             let r = list[i]
             let bytes = r.bytes.map { Array(UnsafeBufferPointer(start: $0, count: Int(r.bytes_length))) } ?? []
-            guard !bytes.isEmpty, let symbology = Self.symbology(r.format, bytes: bytes), enabled.contains(symbology) || (symbology == .itf && enabled.contains(.itf14)) else { continue }
+            guard !bytes.isEmpty, var symbology = Self.symbology(r.format, bytes: bytes) else { continue }
+            // A book's EAN-13 where ISBN-13 is read and EAN-13 is not: zbar's ISBN-13 (with the
+            // add-on that zbar does not read).
+            if symbology == .ean13, !enabled.contains(.ean13), enabled.contains(.isbn13), bytes.starts(with: Array("978".utf8)) || bytes.starts(with: Array("979".utf8)) {
+                symbology = .isbn13
+            }
+            guard enabled.contains(symbology) || (symbology == .itf && enabled.contains(.itf14)) else { continue }
             let c = r.corners
             let xs = [c.0, c.2, c.4, c.6], ys = [c.1, c.3, c.5, c.7]
             let corners = (0..<4).map { PixelPoint(x: Int(xs[$0]) + roi.x, y: Int(ys[$0]) + roi.y) }

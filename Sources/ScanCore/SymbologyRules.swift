@@ -65,7 +65,17 @@ public struct SymbologyRules: Sendable, Equatable {
     /// The symbols that pass their rules, check characters stripped where configured. A UPC-E
     /// or EAN-8 lying inside a longer EAN/UPC found in the same frame is dropped (a partial read
     /// of the longer code). EAN/UPC/ITF-14 check digits are always verified.
+    /// A code read both with and without its add-on at one place (an engine's scan lines that
+    /// crossed the add-on and others that did not) is sent once, with it, where add-ons are read.
     public func apply(_ symbols: [Symbol]) -> [Symbol] {
+        let ruled = ruledOneByOne(symbols)
+        return ruled.filter { s in
+            guard s.addOn == nil, addOn(s.symbology) == .read else { return true }
+            return !ruled.contains { $0.addOn != nil && $0.symbology == s.symbology && $0.bytes == s.bytes && Self.overlaps($0, s) }
+        }
+    }
+
+    private func ruledOneByOne(_ symbols: [Symbol]) -> [Symbol] {
         symbols.compactMap { s -> Symbol? in
             let r = rule(s.symbology)
             var s = s

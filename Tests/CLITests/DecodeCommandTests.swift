@@ -93,6 +93,14 @@ import Testing
         }
         let ignored = try Run.scand(["decode", "-q", "--engine", "zxing", "upca-addon2.png"], currentDirectory: Fixture.folder)
         #expect(ignored.stdout == "UPC-A:036000291452\n")
+        // zxing alone reads the code on rows that cross its add-on and on rows that do not: once.
+        let read = try Run.scand(["decode", "-q", "--engine", "zxing", "--set", "symbology.upca.addon=read", "upca-addon2.png"],
+                                 currentDirectory: Fixture.folder)
+        #expect(read.stdout == "UPC-A:03600029145207\n")
+        // A bookshop reads ISBN-13 and not EAN-13: the book's price comes with it.
+        let books = try Run.scand(["decode", "-q", "--symbologies", "ISBN-13", "--set", "symbology.ean13.addon=read", "isbn-price-turned.png"],
+                                  currentDirectory: Fixture.folder)
+        #expect(books.stdout == "ISBN-13:978030640615752495\n")
     }
 
     @Test func binaryPayloadIsEscapedInTextModeAndExactInJSON() throws {

@@ -64,6 +64,24 @@ import Testing
         #expect(rules.addOn(.isbn13) == .ignore && rules.addOn(.code128) == .ignore)
     }
 
+    /// An engine that read a code on scan lines that crossed its add-on and on others that did
+    /// not gives it twice, with and without; under `read` it is sent once, with the add-on. The
+    /// same product elsewhere in the frame, without one, is still sent.
+    @Test func aCodeReadWithAndWithoutItsAddOnIsSentOnceWithIt() {
+        var rules = SymbologyRules()
+        var rule = rules.rule(.upcA)
+        rule.addOn = .read
+        rules.rules[.upcA] = rule
+        let corners = [PixelPoint(x: 10, y: 10), PixelPoint(x: 110, y: 10), PixelPoint(x: 110, y: 60), PixelPoint(x: 10, y: 60)]
+        let plain = Symbol(symbology: .upcA, text: "036000291452", corners: corners)
+        var withAddOn = Symbol(symbology: .upcA, text: "036000291452", corners: corners.map { PixelPoint(x: $0.x == 110 ? 140 : $0.x, y: $0.y) })
+        withAddOn.addOn = "07"
+        #expect(rules.apply([plain, withAddOn]).map(\.addOn) == ["07"])
+        #expect(rules.apply([withAddOn, plain]).map(\.addOn) == ["07"])
+        let elsewhere = Symbol(symbology: .upcA, text: "036000291452", corners: corners.map { PixelPoint(x: $0.x + 400, y: $0.y) })
+        #expect(rules.apply([withAddOn, elsewhere]).map(\.addOn) == ["07", nil])
+    }
+
     @Test func jsonLineCarriesEverythingOnOneLine() {
         let line = String(decoding: OutputFormat.jsonLines.render(qr, unixMillis: 1_795_867_200_123), as: UTF8.self)
         #expect(line.hasSuffix("}\n") && line.dropLast().firstIndex(of: "\n") == nil)
