@@ -34,7 +34,7 @@ public enum OutputFormat: Sendable, Equatable {
 
     /// `,"gs1":{"01":"09506000134352","10":"ABC"}` and, when something is wrong,
     /// `,"gs1Errors":["(01) 09506000134353: check digit 3 is wrong, 2 expected: ..."]`.
-    static func gs1JSON(_ reading: GS1.Reading) -> String {
+    public static func gs1JSON(_ reading: GS1.Reading) -> String {
         let fields = reading.distinct.map { "\(JSONText.string($0.ai)):\(JSONText.string($0.value))" }
         let errors = reading.problems.map(JSONText.string)
         return ",\"gs1\":{" + fields.joined(separator: ",") + "}" + (errors.isEmpty ? "" : ",\"gs1Errors\":[" + errors.joined(separator: ",") + "]")

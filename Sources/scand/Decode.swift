@@ -1,5 +1,6 @@
 import ArgumentParser
 import Decoding
+import Delivery
 import ImageLoading
 import ScanConfig
 import ScanCore
@@ -183,7 +184,9 @@ enum DecodeReport {
             return "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),"
                 + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
                 + "\"numericOnly\":\(s.numericOnly),\"aim\":\(JSONText.string(s.aim)),"
-                + (s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "") + "\"corners\":[\(corners)]}"
+                + (s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "")
+                + "\"payload\":\(PayloadClassifier.classify(s).json)\(GS1.read(s).map(OutputFormat.gs1JSON) ?? ""),"
+                + "\"corners\":[\(corners)]}"
         }
         let ms = elapsed.milliseconds
         return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"

@@ -72,6 +72,9 @@ import Testing
                                              currentDirectory: Fixture.folder).stdout)
         let book = try #require((json.first?["symbols"] as? [[String: Any]])?.first)
         #expect(book["text"] as? String == "9780306406157" && book["addon"] as? String == "52495" && book["aim"] as? String == "]E3")
+        // The payload as the kiosk's JSON output gives it: a book's price from its add-on.
+        let payload = try #require(book["payload"] as? [String: String])
+        #expect(payload["type"] == "isbn" && payload["currency"] == "USD" && payload["price"] == "24.95", "\(payload)")
         let require = try Run.scand(["decode", "--set", "symbology.ean13.addon=require", "ean13.png", "isbn-price.png"], currentDirectory: Fixture.folder)
         #expect(require.status == 1, "ean13.png has no add-on: no read")
         #expect(require.stdout == "EAN-13:978030640615752495\n")
@@ -101,6 +104,15 @@ import Testing
         let books = try Run.scand(["decode", "-q", "--symbologies", "ISBN-13", "--set", "symbology.ean13.addon=read", "isbn-price-turned.png"],
                                   currentDirectory: Fixture.folder)
         #expect(books.stdout == "ISBN-13:978030640615752495\n")
+    }
+
+    /// GS1 data in `--json` as in the kiosk's JSON output: the AIs as an object, and what is wrong.
+    @Test func gs1DataComesWithItsFieldsAndErrors() throws {
+        let symbol = try #require((try objects(try Run.scand(["decode", "--json", "gs1-128-bad-check.png"], currentDirectory: Fixture.folder).stdout)
+            .first?["symbols"] as? [[String: Any]])?.first)
+        #expect(symbol["gs1"] as? [String: String] == ["01": "09506000134353", "17": "261231"])
+        #expect((symbol["gs1Errors"] as? [String])?.first?.contains("check digit 3 is wrong, 2 expected") == true)
+        #expect((symbol["payload"] as? [String: String])?["type"] == "gs1")
     }
 
     @Test func binaryPayloadIsEscapedInTextModeAndExactInJSON() throws {
