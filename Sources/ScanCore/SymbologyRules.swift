@@ -88,6 +88,9 @@ public struct SymbologyRules: Sendable, Equatable {
                 if !UPC.hasValidCheckDigit(s.text) { return nil }
                 if r.checkDigit == .verifyAndStrip { s.bytes.removeLast() }
             case .code39:
+                // A Code 32 carries its own check digit and no modulo-43 character: the
+                // check_digit rule is for the other Code 39s (and for one printed with it).
+                if r.code32, let digits = Code39.code32(s.bytes) { s.bytes = digits; s.engineText = nil; break }
                 if r.checkDigit != .none {
                     guard Code39.hasValidMod43(s.bytes) else { return nil }
                     if r.checkDigit == .verifyAndStrip { s.bytes.removeLast() }

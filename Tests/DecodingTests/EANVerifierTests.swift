@@ -67,6 +67,15 @@ import Testing
         var pharmacode = SymbologyRules.Rule()
         pharmacode.code32 = true
         #expect(DecodePipeline(rules: SymbologyRules([.code39: pharmacode])).decode(frame).map(\.text) == ["A123456788"])
+        // A pharmacy that also verifies Code 39's modulo-43 character: a Code 32 has its own
+        // check digit and none of that character (it was dropped); one printed with it is read.
+        for check in [SymbologyRules.CheckDigit.verify, .verifyAndStrip] {
+            pharmacode.checkDigit = check
+            let rules = SymbologyRules([.code39: pharmacode])
+            #expect(rules.apply([Symbol(symbology: .code39, text: "3PRM8N")]).map(\.text) == ["A123456788"], "\(check)")
+            #expect(rules.apply([Symbol(symbology: .code39, text: "SCAND9")]).isEmpty, "a plain Code 39 is still verified")
+        }
+        #expect(SymbologyRules([.code39: pharmacode]).apply([Symbol(symbology: .code39, text: "3PRM8NM")]).map(\.text) == ["A123456788"])
     }
 }
 
