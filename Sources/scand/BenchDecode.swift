@@ -31,8 +31,8 @@ struct DecodeBench: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also run zxing-cpp 3.1 from PyPI in-process (bench/zxingcpp_reference.py), where bench/setup-zxing-cpp.sh installed it.")
     var zxingCpp = true
 
-    @Option(help: "The Python with zxing-cpp 3.1 installed.")
-    var python = ".build/zxing-cpp-venv/bin/python"
+    @Option(help: "The Python with zxing-cpp 3.1 installed (default: .build/zxing-cpp-venv/bin/python in the checkout, the current folder or the one this scand was built in).")
+    var python: String?
 
     @Option(name: .customLong("repeat"), help: "Decode each image this many times and count the fastest (the same for zxing-cpp 3.1 in-process): a figure steadier than one timing on a shared or throttled machine. Process-per-image references (zbarimg, ZXingReader) run once.")
     var repeats: Int = 1
@@ -146,19 +146,23 @@ struct DecodeBench: ParsableCommand {
         }
         if zxingReader {
             if Posix.isExecutable("/usr/bin/ZXingReader") {
-                // ZXingReader -bytes writes the content bytes of what it found.
-                all.append(("ZXingReader (process per image)", external("/usr/bin/ZXingReader", ["-bytes"], records) { out in
-                    out.isEmpty ? [] : [(String(decoding: out, as: UTF8.self), Array(out))]
-                }))
+                // ZXingReader -1 writes a line per code (-bytes ran the codes' bytes together).
+                all.append(("ZXingReader (process per image)", external("/usr/bin/ZXingReader", ["-1"], records, parse: Self.zxingReaderLines)))
             } else {
                 printError("ZXingReader is not installed (apt-get install zxing-cpp-tools): left out")
             }
         }
         if zxingCpp {
-            if Posix.isExecutable(python), let outcomes = zxingCppInProcess(records) {
-                all.append(outcomes)
+            // The reference script and its venv from the checkout, wherever this runs from.
+            if let checkout = Posix.folderHolding(Self.referenceScript) {
+                let python = self.python ?? checkout + "/.build/zxing-cpp-venv/bin/python"
+                if !Posix.isExecutable(python) {
+                    printError("zxing-cpp 3.1 from PyPI is not installed (\(python); bash bench/setup-zxing-cpp.sh): left out")
+                } else if let outcomes = zxingCppInProcess(records, python: python, script: checkout + "/" + Self.referenceScript) {
+                    all.append(outcomes)
+                }
             } else {
-                printError("zxing-cpp 3.1 from PyPI is not installed (bash bench/setup-zxing-cpp.sh): left out")
+                printError("\(Self.referenceScript) is in scand's checkout, which is neither this folder nor above this scand: zxing-cpp 3.1 left out")
             }
         }
         report(all, records: records)
@@ -176,10 +180,12 @@ struct DecodeBench: ParsableCommand {
         do { try FileBytes.writeAtomically(Array(text.utf8), to: path) } catch { throw ValidationError("\(path): \(error)") }
     }
 
+    static let referenceScript = "bench/zxingcpp_reference.py"
+
     /// zxing-cpp 3.1 in one Python process over the whole corpus, each decode call timed inside
     /// it (in-process, like scand's own figures); nil when the script fails.
-    func zxingCppInProcess(_ records: [Record]) -> (String, [Outcome])? {
-        guard let run = Posix.run(python, ["bench/zxingcpp_reference.py", corpus, "--repeat", "\(max(1, min(repeats, 100)))"] + (clock == .cpu ? ["--cpu"] : [])), run.status == 0 else {
+    func zxingCppInProcess(_ records: [Record], python: String, script: String) -> (String, [Outcome])? {
+        guard let run = Posix.run(python, [script, corpus, "--repeat", "\(max(1, min(repeats, 100)))"] + (clock == .cpu ? ["--cpu"] : [])), run.status == 0 else {
             printError("bench/zxingcpp_reference.py failed: left out")
             return nil
         }
@@ -214,6 +220,35 @@ struct DecodeBench: ParsableCommand {
             outcomes.append(Outcome(record: r, verdict: Self.judge(r, found), ms: ms, got: found.map(\.0).joined(separator: " | ")))
         }
         return outcomes
+    }
+
+    /// ZXingReader's `-1` lines, `FILE FORMAT "TEXT"` (`FILE None` without a code), each code's
+    /// text with its angle-bracket escapes (`<GS>`, `<U+FE>`) undone.
+    static func zxingReaderLines(_ out: [UInt8]) -> [(String, [UInt8])] {
+        out.split(separator: 10).compactMap { line -> (String, [UInt8])? in
+            let line = String(decoding: line, as: UTF8.self)
+            guard let open = line.firstIndex(of: "\""), let close = line.lastIndex(of: "\""), open < close else { return nil }
+            let text = unescapedZXing(String(line[line.index(after: open)..<close]))
+            return (text, Array(text.utf8))
+        }
+    }
+
+    static let controlNames = ["NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR", "SO", "SI",
+                               "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US"]
+
+    static func unescapedZXing(_ text: String) -> String {
+        var out = "", rest = Substring(text)
+        while let open = rest.firstIndex(of: "<") {
+            out += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: ">") else { break }
+            let name = String(rest[rest.index(after: open)..<close])
+            if let code = controlNames.firstIndex(of: name) { out.unicodeScalars.append(Unicode.Scalar(UInt8(code))) }
+            else if name == "DEL" { out += "\u{7F}" }
+            else if name.hasPrefix("U+"), let v = UInt32(name.dropFirst(2), radix: 16), let scalar = Unicode.Scalar(v) { out.unicodeScalars.append(scalar) }
+            else { out += rest[open...close] }
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
     }
 
     struct Outcome {
@@ -291,14 +326,16 @@ struct DecodeBench: ParsableCommand {
         }
         for (title, key, values) in [("symbology", \Record.symbology, symbologies), ("difficulty", \Record.difficulty as PartialKeyPath<Record>, difficulties)] as [(String, PartialKeyPath<Record>, [String])] {
             print("")
-            print(pad("by \(title)", 22) + all.map { pad(String($0.0.prefix(18)), 20) }.joined())
+            // Each decoder's column as wide as its name (names were cut at 18 characters).
+            let widths = all.map { max(20, $0.0.count + 2) }
+            print(pad("by \(title)", 22) + zip(all, widths).map { pad($0.0.0, $0.1) }.joined())
             for value in values {
                 var line = pad(value, 22)
-                for (_, outcomes) in all {
+                for ((_, outcomes), columnWidth) in zip(all, widths) {
                     let group = outcomes.filter { (($0.record[keyPath: key] as? String?) ?? nil ?? "(none)") == value || ($0.record[keyPath: key] as? String) == value }
                     let ok = group.filter { $0.verdict == .correct }.count
                     let bad = group.filter { $0.verdict == .misread }.count
-                    line += pad("\(ok)/\(group.count)" + (bad > 0 ? " [\(bad)]" : "") + " \(fixed(Self.median(group.map(\.ms)), 0))ms", 20)
+                    line += pad("\(ok)/\(group.count)" + (bad > 0 ? " [\(bad)]" : "") + " \(fixed(Self.median(group.map(\.ms)), 0))ms", columnWidth)
                 }
                 print(line)
             }

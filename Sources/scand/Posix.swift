@@ -21,6 +21,21 @@ enum Posix {
     }
 
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+    /// The folder holding `relativePath`: the current one, else the first above this executable
+    /// (`.build/release/scand` lies inside its checkout); nil when neither has it.
+    static func folderHolding(_ relativePath: String) -> String? {
+        if isReadable(relativePath) { return "." }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        var folder = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while let slash = folder.lastIndex(of: "/"), slash != folder.startIndex {
+            folder = String(folder[..<slash])
+            if isReadable(folder + "/" + relativePath) { return folder }
+        }
+        return nil
+    }
     static func isReadable(_ path: String) -> Bool { access(path, R_OK) == 0 }
 
     /// The processors online (sysconf), at least 1.

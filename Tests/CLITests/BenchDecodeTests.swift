@@ -73,4 +73,38 @@ import Testing
         }
         #expect(!run.stdout.contains("reference") && !run.stdout.contains("x zxing-cpp"), "\(run.stdout)")
     }
+
+    /// ZXingReader (zxing-cpp 1.4's tool) is judged code by code: with `-bytes` it ran the
+    /// bytes of an image's codes together, a misread wherever an image held two.
+    @Test func zxingReaderIsJudgedCodeByCode() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ZXingReader") else { return } // scripts/setup.sh installs it
+        let corpus = try Fixture.temporaryFolder("bench-zxingreader")
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("two-codes.png"), to: corpus.appendingPathComponent("two-codes.png"))
+        try Data(#"[{"file": "two-codes.png", "symbology": "Code-128", "text": "scand-128/ok", "difficulty": "clean", "others": ["https://example.org/kiosk?id=42"]}]"#.utf8)
+            .write(to: corpus.appendingPathComponent("manifest.json"))
+        let csv = corpus.appendingPathComponent("out.csv").path
+        let run = try Run.scand(["bench", "decode", corpus.path, "--decoders", "zbar", "--no-zbarimg", "--no-zxing-cpp", "--workers", "1", "--csv", csv])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("ZXingReader (process per image),two-codes.png,Code-128,clean,correct,"))
+    }
+
+    /// Run from another folder than the checkout (here the corpus's), the bench still finds
+    /// its zxing-cpp 3.1 reference script and venv in the checkout scand was built in: it looked
+    /// for bench/zxingcpp_reference.py in the current folder and said "not installed".
+    @Test func theReferenceIsFoundFromAnyFolder() throws {
+        let corpus = try Fixture.temporaryFolder("bench-elsewhere")
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("qr.png"), to: corpus.appendingPathComponent("qr.png"))
+        try Data(#"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#.utf8)
+            .write(to: corpus.appendingPathComponent("manifest.json"))
+        let options = ["--decoders", "zbar", "--no-zbarimg", "--no-zxing-reader", "--workers", "1"]
+        let missing = try Run.scand(["bench", "decode", ".", "--python", "/nonexistent/python"] + options, currentDirectory: corpus)
+        #expect(missing.status == 0 && missing.stderr.contains("not installed (/nonexistent/python"), "\(missing.stderr)")
+        // Where bench/setup-zxing-cpp.sh installed the venv in this checkout, the reference runs.
+        if FileManager.default.isExecutableFile(atPath: Fixture.repo.appendingPathComponent(".build/zxing-cpp-venv/bin/python").path) {
+            let run = try Run.scand(["bench", "decode", "."] + options, currentDirectory: corpus)
+            #expect(run.stdout.contains("zxing-cpp 3.1"), "\(run.stdout)\n\(run.stderr)")
+        }
+    }
 }
