@@ -4,14 +4,20 @@ import Testing
 /// `scand bench decode`: its verdicts against a corpus manifest, corrected by an errata file,
 /// and timed by either clock.
 @Suite struct BenchDecodeTests {
+    /// A corpus folder holding the fixture `file` and `manifest` as its manifest.json.
+    static func corpus(_ name: String, holding file: String, manifest: String) throws -> URL {
+        let corpus = try Fixture.temporaryFolder(name)
+        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent(file), to: corpus.appendingPathComponent(file))
+        try Data(manifest.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+        return corpus
+    }
+
     @Test func anErrataFileCorrectsTheExpectedTextEveryDecoderIsJudgedBy() throws {
-        let corpus = try Fixture.temporaryFolder("bench-errata")
-        defer { try? FileManager.default.removeItem(at: corpus) }
-        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("qr.png"), to: corpus.appendingPathComponent("qr.png"))
         // The manifest expects another text than the code carries, as two zxing-cpp samples do.
-        try Data("""
+        let corpus = try Self.corpus("bench-errata", holding: "qr.png", manifest: """
             [{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=41", "difficulty": "clean"}]
-            """.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+            """)
+        defer { try? FileManager.default.removeItem(at: corpus) }
         let csv = corpus.appendingPathComponent("out.csv").path
         let quiet = ["--decoders", "pipeline-balanced", "--no-zbarimg", "--no-zxing-reader", "--no-zxing-cpp", "--workers", "1", "--csv", csv]
 
@@ -55,11 +61,8 @@ import Testing
     /// and a time ratio is given only against zxing-cpp 3.1 in-process, where it ran: without
     /// it, rows said "(1.00x the reference's time)" of whichever decoder came last.
     @Test func theTableLinesUpAndGivesNoRatioWithoutItsReference() throws {
-        let corpus = try Fixture.temporaryFolder("bench-table")
+        let corpus = try Self.corpus("bench-table", holding: "qr.png", manifest: #"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#)
         defer { try? FileManager.default.removeItem(at: corpus) }
-        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("qr.png"), to: corpus.appendingPathComponent("qr.png"))
-        try Data(#"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#.utf8)
-            .write(to: corpus.appendingPathComponent("manifest.json"))
         let run = try Run.scand(["bench", "decode", corpus.path, "--decoders", "zbar,pipeline-balanced", "--no-zxing-cpp", "--workers", "1"])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -78,11 +81,8 @@ import Testing
     /// bytes of an image's codes together, a misread wherever an image held two.
     @Test func zxingReaderIsJudgedCodeByCode() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/ZXingReader") else { return } // scripts/setup.sh installs it
-        let corpus = try Fixture.temporaryFolder("bench-zxingreader")
+        let corpus = try Self.corpus("bench-zxingreader", holding: "two-codes.png", manifest: #"[{"file": "two-codes.png", "symbology": "Code-128", "text": "scand-128/ok", "difficulty": "clean", "others": ["https://example.org/kiosk?id=42"]}]"#)
         defer { try? FileManager.default.removeItem(at: corpus) }
-        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("two-codes.png"), to: corpus.appendingPathComponent("two-codes.png"))
-        try Data(#"[{"file": "two-codes.png", "symbology": "Code-128", "text": "scand-128/ok", "difficulty": "clean", "others": ["https://example.org/kiosk?id=42"]}]"#.utf8)
-            .write(to: corpus.appendingPathComponent("manifest.json"))
         let csv = corpus.appendingPathComponent("out.csv").path
         let run = try Run.scand(["bench", "decode", corpus.path, "--decoders", "zbar", "--no-zbarimg", "--no-zxing-cpp", "--workers", "1", "--csv", csv])
         #expect(run.status == 0, "\(run.stderr)")
@@ -93,11 +93,8 @@ import Testing
     /// its zxing-cpp 3.1 reference script and venv in the checkout scand was built in: it looked
     /// for bench/zxingcpp_reference.py in the current folder and said "not installed".
     @Test func theReferenceIsFoundFromAnyFolder() throws {
-        let corpus = try Fixture.temporaryFolder("bench-elsewhere")
+        let corpus = try Self.corpus("bench-elsewhere", holding: "qr.png", manifest: #"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#)
         defer { try? FileManager.default.removeItem(at: corpus) }
-        try FileManager.default.copyItem(at: Fixture.folder.appendingPathComponent("qr.png"), to: corpus.appendingPathComponent("qr.png"))
-        try Data(#"[{"file": "qr.png", "symbology": "QR-Code", "text": "https://example.org/kiosk?id=42", "difficulty": "clean"}]"#.utf8)
-            .write(to: corpus.appendingPathComponent("manifest.json"))
         let options = ["--decoders", "zbar", "--no-zbarimg", "--no-zxing-reader", "--workers", "1"]
         let missing = try Run.scand(["bench", "decode", ".", "--python", "/nonexistent/python"] + options, currentDirectory: corpus)
         #expect(missing.status == 0 && missing.stderr.contains("not installed (/nonexistent/python"), "\(missing.stderr)")
