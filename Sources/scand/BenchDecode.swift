@@ -77,6 +77,10 @@ struct DecodeBench: ParsableCommand {
         guard let items = json.array else { throw ValidationError("\(path): not an array of records") }
         return try items.map { item in
             guard let file = item["file"]?.string else { throw ValidationError("\(path): a record without its file") }
+            // A manifest names files in its corpus, never elsewhere.
+            guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
+                throw ValidationError("\(path): \(PayloadText.escaped(String(file.prefix(80)))) is not a path inside the corpus (no leading /, no ..)")
+            }
             return Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
                           difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
                           addon: item["addon"]?.string)
@@ -109,25 +113,34 @@ struct DecodeBench: ParsableCommand {
     func run() throws {
         var records = try Self.manifest(corpus + "/manifest.json")
         let name = corpus.split(separator: "/").last.map(String.init) ?? corpus
+        // The standing errata are in the checkout (found from any folder, as the reference script).
         let standing = "bench/errata/\(name).json"
-        if let path = errata ?? (Posix.isReadable(standing) && !noErrata ? standing : nil) {
+        let found = noErrata ? nil : Posix.folderHolding(standing).map { $0 == "." ? standing : $0 + "/" + standing }
+        if let path = errata ?? found {
             let (fixed, count, absent) = try Self.corrected(records, by: path)
             records = fixed
             print("\(count) expected text\(count == 1 ? "" : "s") corrected by \(path)" + (absent > 0 ? " (\(absent) of its files not in this corpus)" : ""))
         }
-        var frames: [GrayFrame?] = []
-        for r in records { frames.append(try? ImageFile.load(corpus + "/" + r.file)) }
+        // Each image is loaded when its turn comes (for each decoder): a corpus is never all in
+        // memory at once (kept, they took a frame's megabyte each until a large corpus was killed).
+        var unreadable: [(file: String, reason: String)] = [], unreadableFiles = Set<String>()
         var rules = SymbologyRules()
         if !overrides.isEmpty {
             do { rules = try ConfigLoader.parse(Decode.settingsBase, file: "--set", overrides: overrides, boardsDirectory: "/nonexistent").rules } catch {
                 throw ValidationError(error.description)
             }
         }
-        var all = decoders.flatMap { $0.split(separator: ",").map(String.init) }.compactMap { name -> (String, [Outcome])? in
+        let names: [String] = decoders.flatMap { $0.split(separator: ",").map(String.init) }
+        var all: [(String, [Outcome])] = names.compactMap { name -> (String, [Outcome])? in
             guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { printError("unknown decoder \(name)"); return nil }
             var outcomes: [Outcome] = []
-            for (r, frame) in zip(records, frames) {
-                guard let frame else { outcomes.append(Outcome(record: r, verdict: .missed, ms: 0, got: "unreadable file")); continue }
+            for r in records {
+                let frame: GrayFrame
+                do throws(ImageLoadError) { frame = try ImageFile.load(corpus + "/" + r.file) } catch {
+                    if unreadableFiles.insert(r.file).inserted { unreadable.append((r.file, error.reason)) }
+                    outcomes.append(Outcome(record: r, verdict: .missed, ms: 0, got: "unreadable file: \(error.reason)"))
+                    continue
+                }
                 var symbols: [Symbol] = []
                 var ms = Double.infinity
                 for _ in 0..<max(1, min(repeats, 100)) {
@@ -164,6 +177,9 @@ struct DecodeBench: ParsableCommand {
             } else {
                 printError("\(Self.referenceScript) is in scand's checkout, which is neither this folder nor above this scand: zxing-cpp 3.1 left out")
             }
+        }
+        if let first = unreadable.first {
+            printError("\(unreadable.count) of the manifest's files could not be read and count as missed (\(PayloadText.escaped(first.file)): \(first.reason)\(unreadable.count > 1 ? "; --verbose lists them" : ""))")
         }
         report(all, records: records)
         if let csv { try writeCSV(all, to: csv) }
@@ -344,13 +360,18 @@ struct DecodeBench: ParsableCommand {
             for (name, outcomes) in all {
                 print("\n\(name): wrong or missed")
                 for o in outcomes where o.verdict != .correct {
-                    print("  \(o.verdict == .misread ? "MISREAD" : "missed ") \(o.record.file) want \(o.record.text?.prefix(40) ?? "nothing") got \(o.got.prefix(80))")
+                    let want = o.record.text.map { PayloadText.escaped(String($0.prefix(40))) } ?? "nothing"
+                    print("  \(o.verdict == .misread ? "MISREAD" : "missed ") \(PayloadText.escaped(o.record.file)) want \(want) got \(PayloadText.escaped(String(o.got.prefix(80))))")
                 }
             }
         }
     }
 
-    func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count) }
+    /// `s` escaped (a manifest's names reach the terminal: no control character passes) and padded to `n`.
+    func pad(_ s: String, _ n: Int) -> String {
+        let s = PayloadText.escaped(s)
+        return s.count >= n ? s + " " : s + String(repeating: " ", count: n - s.count)
+    }
     static func median(_ v: [Double]) -> Double { percentile(v, 0.5) }
     static func percentile(_ v: [Double], _ p: Double) -> Double {
         guard !v.isEmpty else { return 0 }

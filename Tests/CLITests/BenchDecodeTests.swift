@@ -89,6 +89,27 @@ import Testing
         #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("ZXingReader (process per image),two-codes.png,Code-128,clean,correct,"))
     }
 
+    /// A manifest from elsewhere is hostile: its files stay inside the corpus, its names reach
+    /// the terminal escaped, a file it names that cannot be read is said, and the corpus is
+    /// loaded image by image (it was all held in memory: a large one was killed at 24 GB).
+    @Test func aManifestIsReadAsHostile() throws {
+        let corpus = try Self.corpus("bench-hostile", holding: "qr.png", manifest: #"""
+            [{"file": "qr.png", "symbology": "QR-Code\u001b[2J", "text": "https://example.org/kiosk?id=42", "difficulty": "\u001b[31mred\u0007"},
+             {"file": "nope.png", "symbology": "QR-Code", "text": "x", "difficulty": "clean"}]
+            """#)
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        let options = ["--decoders", "zbar", "--no-zbarimg", "--no-zxing-reader", "--no-zxing-cpp", "--workers", "1"]
+        let run = try Run.scand(["bench", "decode", corpus.path] + options)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stdout.contains("\u{1b}") && !run.stdout.contains("\u{07}") && run.stdout.contains("QR-Code\\x1B[2J"), "\(run.stdout)")
+        #expect(run.stderr.contains("1 of the manifest's files could not be read and count as missed (nope.png: "), "\(run.stderr)")
+        for outside in ["../qr.png", "/etc/passwd", "a/../../qr.png"] {
+            try Data(#"[{"file": "\#(outside)", "text": "x"}]"#.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+            let refused = try Run.scand(["bench", "decode", corpus.path] + options)
+            #expect(refused.status != 0 && refused.stderr.contains("is not a path inside the corpus"), "\(outside): \(refused.stderr)")
+        }
+    }
+
     /// Run from another folder than the checkout (here the corpus's), the bench still finds
     /// its zxing-cpp 3.1 reference script and venv in the checkout scand was built in: it looked
     /// for bench/zxingcpp_reference.py in the current folder and said "not installed".
