@@ -109,7 +109,11 @@ struct Decode: ParsableCommand {
         let set = symbologies?.set ?? settings.symbologies
         let decoder: any BarcodeDecoder
         switch engine {
-        case .zbar: decoder = ZBarDecoder(symbologies: set)
+        case .zbar:
+            decoder = ZBarDecoder(symbologies: set)
+            if settings.rules.readsAddOns {
+                printError("scand decode: zbar reads no EAN-2/EAN-5 add-on: --engine zbar gives main codes only (none where an add-on is required)")
+            }
         case .zxing:
             var effort = ZXingDecoder.Effort.standard
             effort.readsAddOns = settings.rules.readsAddOns

@@ -78,6 +78,13 @@ import Testing
         withAddOn.addOn = "07"
         #expect(rules.apply([plain, withAddOn]).map(\.addOn) == ["07"])
         #expect(rules.apply([withAddOn, plain]).map(\.addOn) == ["07"])
+        // zxing's two reads of a skewed EAN-13+2 (the add-on set's EAN-13plus2-skew-00): rows apart.
+        var ean = SymbologyRules()
+        ean.rules[.ean13] = rule
+        let rows = Symbol(symbology: .ean13, text: "3437536936973", corners: [PixelPoint(x: 410, y: 401), PixelPoint(x: 718, y: 401), PixelPoint(x: 707, y: 445), PixelPoint(x: 399, y: 445)])
+        var rowsWithAddOn = Symbol(symbology: .ean13, text: "3437536936973", corners: [PixelPoint(x: 399, y: 447), PixelPoint(x: 794, y: 447), PixelPoint(x: 793, y: 452), PixelPoint(x: 397, y: 452)])
+        rowsWithAddOn.addOn = "72"
+        #expect(ean.apply([rows, rowsWithAddOn]).map(\.addOn) == ["72"])
         let elsewhere = Symbol(symbology: .upcA, text: "036000291452", corners: corners.map { PixelPoint(x: $0.x + 400, y: $0.y) })
         #expect(rules.apply([withAddOn, elsewhere]).map(\.addOn) == ["07", nil])
     }
