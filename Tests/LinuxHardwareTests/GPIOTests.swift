@@ -179,6 +179,24 @@ final class FakeGPIO: @unchecked Sendable {
         #expect(d.pressed == false)
     }
 
+    /// Linux reads a both-edge line's level when its interrupt thread runs: a 100 ms press seen
+    /// late on a loaded machine (the lab under emulation, twice) comes as two rising edges. It
+    /// is a press and a release; an edge stamped before the level was read back is not.
+    @Test func aPressWhoseEdgesBothSayReleasedIsStillAPress() {
+        var d = Debouncer(period: .milliseconds(30))
+        #expect(d.edge(toPressed: false, at: 1000 * ms) == ButtonEvent(.pressed, timestampNanos: 1000 * ms))
+        #expect(d.settle(levelPressed: true, at: 1031 * ms) == nil)
+        #expect(d.edge(toPressed: false, at: 1100 * ms) == ButtonEvent(.released, timestampNanos: 1100 * ms))
+        // Both seen within the period: the press now, the release when the level is read back.
+        #expect(d.edge(toPressed: false, at: 2000 * ms) == ButtonEvent(.pressed, timestampNanos: 2000 * ms))
+        #expect(d.edge(toPressed: false, at: 2001 * ms) == nil)
+        #expect(d.settle(levelPressed: false, at: 2030 * ms) == ButtonEvent(.released, timestampNanos: 2030 * ms))
+        // An edge the read-back already counted (stamped before it) changes nothing.
+        #expect(d.settle(levelPressed: false, at: 2100 * ms) == nil)
+        #expect(d.edge(toPressed: false, at: 2090 * ms) == nil)
+        #expect(!d.pressed)
+    }
+
     @Test func zeroPeriodPassesEveryChange() {
         var d = Debouncer(period: .zero)
         #expect(d.edge(toPressed: true, at: 1) != nil)
