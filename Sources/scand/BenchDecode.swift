@@ -323,7 +323,7 @@ struct DecodeBench: ParsableCommand {
     func report(_ all: [(String, [Outcome])], records: [Record]) {
         let symbologies = Array(Set(records.map { $0.symbology ?? "(none)" })).sorted()
         let difficulties = Array(Set(records.map(\.difficulty))).sorted()
-        print("corpus \(corpus): \(records.count) images (\(records.filter { $0.text == nil }.count) without a code); times: \(clock == .cpu ? "CPU time of the process" : "elapsed")")
+        print("corpus \(corpus): \(records.count) image\(records.count == 1 ? "" : "s") (\(records.filter { $0.text == nil }.count) without a code); times: \(clock == .cpu ? "CPU time of the process" : "elapsed")")
         print("")
         let width = max(30, (all.map(\.0.count).max() ?? 0) + 2)
         print(pad("decoder", width) + pad("correct", 10) + pad("misreads", 10) + pad("median ms", 11) + "p95 ms")
@@ -344,9 +344,10 @@ struct DecodeBench: ParsableCommand {
             print("")
             // Each decoder's column as wide as its name (names were cut at 18 characters).
             let widths = all.map { max(20, $0.0.count + 2) }
-            print(pad("by \(title)", 22) + zip(all, widths).map { pad($0.0.0, $0.1) }.joined())
+            let labels = max(22, (values.map { PayloadText.escaped($0).count }.max() ?? 0) + 2)
+            print(pad("by \(title)", labels) + zip(all, widths).map { pad($0.0.0, $0.1) }.joined())
             for value in values {
-                var line = pad(value, 22)
+                var line = pad(value, labels)
                 for ((_, outcomes), columnWidth) in zip(all, widths) {
                     let group = outcomes.filter { (($0.record[keyPath: key] as? String?) ?? nil ?? "(none)") == value || ($0.record[keyPath: key] as? String) == value }
                     let ok = group.filter { $0.verdict == .correct }.count

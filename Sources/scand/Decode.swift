@@ -111,7 +111,7 @@ struct Decode: ParsableCommand {
         switch engine {
         case .zbar:
             decoder = ZBarDecoder(symbologies: set)
-            if settings.rules.readsAddOns {
+            if settings.rules.readsAddOns && !quiet {
                 printError("scand decode: zbar reads no EAN-2/EAN-5 add-on: --engine zbar gives main codes only (none where an add-on is required)")
             }
         case .zxing:

@@ -53,7 +53,7 @@ import Testing
         // A null text: the image holds no code, and a read of it is a misread.
         try Data(#"[{"file": "qr.png", "text": null, "why": "no code here"}]"#.utf8).write(to: errata)
         let none = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
-        #expect(none.status == 0 && none.stdout.contains("1 images (1 without a code)"), "\(none.stdout) \(none.stderr)")
+        #expect(none.status == 0 && none.stdout.contains("1 image (1 without a code)"), "\(none.stdout) \(none.stderr)")
         #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("qr.png,QR-Code,clean,misread,"))
     }
 

@@ -100,7 +100,7 @@ import Testing
         let read = try Run.scand(["decode", "-q", "--engine", "zxing", "--set", "symbology.upca.addon=read", "upca-addon2.png"],
                                  currentDirectory: Fixture.folder)
         #expect(read.stdout == "UPC-A:03600029145207\n")
-        let zbar = try Run.scand(["decode", "-q", "--engine", "zbar", "--set", "symbology.upca.addon=read", "upca-addon2.png"], currentDirectory: Fixture.folder)
+        let zbar = try Run.scand(["decode", "--engine", "zbar", "--set", "symbology.upca.addon=read", "upca-addon2.png"], currentDirectory: Fixture.folder)
         #expect(zbar.stdout == "UPC-A:036000291452\n" && zbar.stderr.contains("zbar reads no EAN-2/EAN-5 add-on"), "\(zbar.stderr)")
         // A bookshop reads ISBN-13 and not EAN-13: the book's price comes with it.
         let books = try Run.scand(["decode", "-q", "--symbologies", "ISBN-13", "--set", "symbology.ean13.addon=read", "isbn-price-turned.png"],
