@@ -218,17 +218,6 @@ extension DecodePipeline {
     }
 }
 
-extension DecodePipeline {
-    /// Whether two reads lie in one place: their centres closer than half the longer side of
-    /// either's bounding box (`withoutOverlappingParts`' spans compare along one line only).
-    static func overlap(_ a: Symbol, _ b: Symbol) -> Bool {
-        guard !a.corners.isEmpty, !b.corners.isEmpty else { return false }
-        let p = a.bounds, q = b.bounds
-        let dx = p.centre.x - q.centre.x, dy = p.centre.y - q.centre.y
-        return (dx * dx + dy * dy).squareRoot() < Double(max(p.width, p.height, q.width, q.height)) / 2
-    }
-}
-
 extension Symbol {
     /// The bounding box of the read's corners (at least one).
     var bounds: PixelRect {

@@ -57,7 +57,7 @@ extension DecodePipeline {
                 // itself (a line across the code: the scan lines beside it read the code, those
                 // along it another valid one, and the other engine may read both alike): neither
                 // counts from this image, nor as a doubt.
-                if s.symbology.isEANFamily, list.contains(where: { $0.symbology.isEANFamily && !Self.same($0, s) && Self.overlap($0, s) }) {
+                if s.symbology.isEANFamily, list.contains(where: { $0.symbology.isEANFamily && !Self.same($0, s) && Symbol.overlap($0, s) }) {
                     return nil
                 }
                 // Two engines alike: checked within the frame.
@@ -217,7 +217,7 @@ extension DecodePipeline {
             guard rect.width > 8, rect.height > 8 else { return true }
             let crop = frame.cropped(to: rect)
             let shifted = Symbol(symbology: s.symbology, bytes: s.bytes, corners: s.corners.map { PixelPoint(x: $0.x - rect.x, y: $0.y - rect.y) })
-            return !twoWidthReaders.contains { reader in reader.decode(crop).contains { Self.overlap($0, shifted) } }
+            return !twoWidthReaders.contains { reader in reader.decode(crop).contains { Symbol.overlap($0, shifted) } }
         }
     }
 

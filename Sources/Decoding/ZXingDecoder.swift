@@ -64,7 +64,7 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
             guard !bytes.isEmpty, var symbology = Self.symbology(r.format, bytes: bytes) else { continue }
             // A book's EAN-13 where ISBN-13 is read and EAN-13 is not: zbar's ISBN-13 (with the
             // add-on that zbar does not read).
-            if symbology == .ean13, !enabled.contains(.ean13), enabled.contains(.isbn13), bytes.starts(with: Array("978".utf8)) || bytes.starts(with: Array("979".utf8)) {
+            if symbology == .ean13, !enabled.contains(.ean13), enabled.contains(.isbn13), PayloadClassifier.isBookland(String(decoding: bytes, as: UTF8.self)) {
                 symbology = .isbn13
             }
             guard enabled.contains(symbology) || (symbology == .itf && enabled.contains(.itf14)) else { continue }

@@ -27,14 +27,20 @@ public enum OutputFormat: Sendable, Equatable {
                 + "\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"aim\":\(JSONText.string(s.aim)),"
                 + "\"text\":\(JSONText.string(s.text)),\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
                 + "\"numericOnly\":\(s.numericOnly),\(s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "")"
-                + "\"payload\":\(PayloadClassifier.classify(s).json)\(GS1.read(s).map(Self.gs1JSON) ?? "")}\n"
+                + Self.payloadJSON(s) + "}\n"
             return Array(line.utf8)
         }
     }
 
+    /// `"payload":{...}` and, for GS1 data, its AIs after it: what a read says, in every JSON
+    /// that carries one (this output, `scand decode --json`).
+    public static func payloadJSON(_ s: Symbol) -> String {
+        "\"payload\":\(PayloadClassifier.classify(s).json)\(GS1.read(s).map(gs1JSON) ?? "")"
+    }
+
     /// `,"gs1":{"01":"09506000134352","10":"ABC"}` and, when something is wrong,
     /// `,"gs1Errors":["(01) 09506000134353: check digit 3 is wrong, 2 expected: ..."]`.
-    public static func gs1JSON(_ reading: GS1.Reading) -> String {
+    static func gs1JSON(_ reading: GS1.Reading) -> String {
         let fields = reading.distinct.map { "\(JSONText.string($0.ai)):\(JSONText.string($0.value))" }
         let errors = reading.problems.map(JSONText.string)
         return ",\"gs1\":{" + fields.joined(separator: ",") + "}" + (errors.isEmpty ? "" : ",\"gs1Errors\":[" + errors.joined(separator: ",") + "]")

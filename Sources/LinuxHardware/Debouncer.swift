@@ -34,9 +34,8 @@ struct Debouncer {
             guard toPressed != pressed else { return nil }
         }
         pressed.toggle()
-        let toPressed = pressed
         if periodNanos > 0 { lockedUntil = nanos + periodNanos }
-        return ButtonEvent(toPressed ? .pressed : .released, timestampNanos: nanos)
+        return ButtonEvent(pressed ? .pressed : .released, timestampNanos: nanos)
     }
 
     /// How long to wait before `settle` is due, from `now`, or nil when nothing is pending.

@@ -34,12 +34,15 @@ public struct PayloadInfo: Sendable, Equatable {
 public enum PayloadClassifier {
     public static func classify(_ symbol: Symbol) -> PayloadInfo {
         let text = symbol.text
-        if symbol.symbology == .ean13 || symbol.symbology == .isbn13, text.hasPrefix("978") || text.hasPrefix("979") {
+        if symbol.symbology == .ean13 || symbol.symbology == .isbn13, isBookland(text) {
             return PayloadInfo(kind: .isbn, fields: [("isbn", text)] + (symbol.addOn.map(bookPrice) ?? []))
         }
         if let gs1 = GS1.elementStrings(symbol) { return gs1.payload }
         return classify(text)
     }
+
+    /// Whether an EAN-13's digits are a book's (Bookland: 978, 979).
+    public static func isBookland(_ digits: String) -> Bool { digits.hasPrefix("978") || digits.hasPrefix("979") }
 
     /// A book's EAN-5 add-on (Bookland): its first digit names the currency, the other four
     /// the price in hundredths (`52495`: US$24.95); `90000` is no price, `9999x` marks a book

@@ -202,6 +202,21 @@ public struct Symbol: Equatable, Sendable {
         return (Double(sx) / Double(corners.count), Double(sy) / Double(corners.count))
     }
 
+    /// Whether two reads lie in one place: the centres of their corners' bounding boxes closer
+    /// than half the longer side of either box (false where one has no corners). Two reads of
+    /// one code from different scan lines are in one place; the same product beside it is not.
+    public static func overlap(_ a: Symbol, _ b: Symbol) -> Bool {
+        guard let p = a.box, let q = b.box else { return false }
+        let dx = Double(p.minX + p.maxX - q.minX - q.maxX) / 2, dy = Double(p.minY + p.maxY - q.minY - q.maxY) / 2
+        let side = max(p.maxX - p.minX, p.maxY - p.minY, q.maxX - q.minX, q.maxY - q.minY)
+        return (dx * dx + dy * dy).squareRoot() < Double(side) / 2
+    }
+
+    private var box: (minX: Int, minY: Int, maxX: Int, maxY: Int)? {
+        guard !corners.isEmpty else { return nil }
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return (xs.min()!, ys.min()!, xs.max()!, ys.max()!)
+    }
 }
 
 /// A code's identity, whatever its position or read: its symbology and bytes. The same code seen

@@ -71,18 +71,8 @@ public struct SymbologyRules: Sendable, Equatable {
         let ruled = ruledOneByOne(symbols)
         return ruled.filter { s in
             guard s.addOn == nil, addOn(s.symbology) == .read else { return true }
-            return !ruled.contains { $0.addOn != nil && $0.symbology == s.symbology && $0.bytes == s.bytes && Self.near($0, s) }
+            return !ruled.contains { $0.addOn != nil && $0.symbology == s.symbology && $0.bytes == s.bytes && Symbol.overlap($0, s) }
         }
-    }
-
-    /// Whether two reads of one code lie within a code's length of each other (an engine's
-    /// reads of a slanted code on different rows sit apart across the bars).
-    static func near(_ a: Symbol, _ b: Symbol) -> Bool {
-        guard let ca = a.center, let cb = b.center else { return true }
-        let points = a.corners + b.corners
-        let xs = points.map(\.x), ys = points.map(\.y)
-        let reach = Double(max(xs.max()! - xs.min()!, ys.max()! - ys.min()!)) / 2
-        return ((ca.x - cb.x) * (ca.x - cb.x) + (ca.y - cb.y) * (ca.y - cb.y)).squareRoot() <= reach
     }
 
     private func ruledOneByOne(_ symbols: [Symbol]) -> [Symbol] {

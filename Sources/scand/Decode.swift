@@ -189,7 +189,7 @@ enum DecodeReport {
                 + "\"bytesBase64\":\(JSONText.string(PayloadText.base64(s.bytes))),"
                 + "\"numericOnly\":\(s.numericOnly),\"aim\":\(JSONText.string(s.aim)),"
                 + (s.addOn.map { "\"addon\":\(JSONText.string($0))," } ?? "")
-                + "\"payload\":\(PayloadClassifier.classify(s).json)\(GS1.read(s).map(OutputFormat.gs1JSON) ?? ""),"
+                + OutputFormat.payloadJSON(s) + ","
                 + "\"corners\":[\(corners)]}"
         }
         let ms = elapsed.milliseconds

@@ -70,7 +70,7 @@ import Testing
         effort.binarizer = 2
         let both = ZXingDecoder(effort: effort).decode(frame)
         #expect(Set(both.map(\.text)) == ["07249969", "07249949"], "the two reads this guards against")
-        #expect(both.count == 2 && DecodePipeline.overlap(both[0], both[1]))
+        #expect(both.count == 2 && Symbol.overlap(both[0], both[1]))
         for workers in [1, 2] {
             #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == ["07249969"], "\(workers) workers")
         }
@@ -103,13 +103,13 @@ import Testing
         let line = { (y: Int) in [PixelPoint(x: 79, y: y), PixelPoint(x: 203, y: y), PixelPoint(x: 203, y: y + 2), PixelPoint(x: 79, y: y + 2)] }
         let code = Symbol(symbology: .upcE, text: "07249969", corners: line(95))
         let misread = Symbol(symbology: .upcE, text: "07249949", corners: line(105))
-        #expect(DecodePipeline.overlap(code, misread))
+        #expect(Symbol.overlap(code, misread))
         #expect(pipeline.confirmed([[code, misread], [code, misread]], by: pipeline.engines, in: GrayFrame(width: 280, height: 200, pixels: [UInt8](repeating: 200, count: 280 * 200))).isEmpty)
         let blank = GrayFrame(width: 600, height: 200, pixels: [UInt8](repeating: 200, count: 600 * 200))
         #expect(pipeline.confirmed([[code, misread], [code]], by: pipeline.engines, in: blank).map(\.text) == ["07249969"])
         var apart = misread
         apart.corners = apart.corners.map { PixelPoint(x: $0.x + 300, y: $0.y) }
-        #expect(!DecodePipeline.overlap(code, apart))
+        #expect(!Symbol.overlap(code, apart))
         #expect(Set(pipeline.confirmed([[code, apart], [code, apart]], by: pipeline.engines, in: blank).map(\.text)) == ["07249969", "07249949"])
     }
 
