@@ -126,7 +126,7 @@ let package = Package(
 
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanHardware", "Delivery"]),
         .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
-        .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "POSIX", "ScanCore", "ScanHardware"]),
         .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanConfig", "ScanCore", "ScanHardware", "KioskTestKit", "POSIX",
                                                   .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),

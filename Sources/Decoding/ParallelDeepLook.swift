@@ -18,7 +18,7 @@ extension DecodePipeline {
     /// other thresholds before zbar, and the `thresholds` pass is not repeated: one thread's
     /// order is zxing, zbar (the first look), then the thresholds. With one code in view both
     /// give the same code; only which pass reads it, and when, differs.
-    func deepLookInParallel(_ look: FirstLook) -> [Symbol] {
+    func deepLookInParallel(_ look: FirstLook, abandon: () -> Bool = { false }) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
@@ -37,7 +37,7 @@ extension DecodePipeline {
         let helpers = helperEngines.indices.filter { k in spawnThread { run.helper(k + 1) } }.count
         var found: [Symbol] = []
         var p = 0, i = 0, k = 0
-        reading: while p < passes.count {
+        reading: while p < passes.count && !abandon() {
             // Weigh every engine's read of every image, in order.
             while p < passes.count {
                 let (frames, complete, lists) = run.shared.withLock { s in

@@ -68,23 +68,37 @@ struct DecodeBench: ParsableCommand {
         var addon: String?
     }
 
-    /// The corpus's manifest.json: an array of {file, symbology, text, hex, difficulty}.
+    /// A corpus's manifest or errata file that cannot be used: said as it is, without the
+    /// command's usage (the command line was right; the file is not).
+    struct FileProblem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The corpus's manifest.json: an array of {file, symbology, text, hex, difficulty}. Its
+    /// files must lie inside the corpus; every one that does not is named (the first few).
     static func manifest(_ path: String) throws -> [Record] {
         let bytes: [UInt8]
-        do { bytes = try FileBytes.read(path, limit: 64 << 20) } catch { throw ValidationError("\(path): \(error)") }
+        do { bytes = try FileBytes.read(path, limit: 64 << 20) } catch { throw FileProblem(description: "\(path): \(error)") }
         let json: JSONValue
-        do { json = try JSONValue.parse(bytes) } catch { throw ValidationError("\(path): \(error)") }
-        guard let items = json.array else { throw ValidationError("\(path): not an array of records") }
-        return try items.map { item in
-            guard let file = item["file"]?.string else { throw ValidationError("\(path): a record without its file") }
+        do { json = try JSONValue.parse(bytes) } catch { throw FileProblem(description: "\(path): \(error)") }
+        guard let items = json.array else { throw FileProblem(description: "\(path): not an array of records") }
+        var records: [Record] = [], outside: [String] = []
+        for (n, item) in items.enumerated() {
+            guard let file = item["file"]?.string else { throw FileProblem(description: "\(path): record \(n + 1) has no file") }
             // A manifest names files in its corpus, never elsewhere.
             guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
-                throw ValidationError("\(path): \(PayloadText.escaped(String(file.prefix(80)))) is not a path inside the corpus (no leading /, no ..)")
+                outside.append(PayloadText.escaped(String(file.prefix(80))))
+                continue
             }
-            return Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
-                          difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
-                          addon: item["addon"]?.string)
+            records.append(Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
+                                  difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
+                                  addon: item["addon"]?.string))
         }
+        guard outside.isEmpty else {
+            let named = outside.prefix(5).joined(separator: ", ") + (outside.count > 5 ? " and \(outside.count - 5) more" : "")
+            throw FileProblem(description: "\(path): \(outside.count) file\(outside.count == 1 ? " is" : "s are") not a path inside the corpus (no leading /, no ..): \(named)")
+        }
+        return records
     }
 
     /// `records` with the expected texts an errata file corrects (`--errata`), how many it
@@ -93,16 +107,16 @@ struct DecodeBench: ParsableCommand {
     /// and why.
     static func corrected(_ records: [Record], by path: String) throws -> (records: [Record], count: Int, absent: Int) {
         let json: JSONValue
-        do { json = try JSONValue.parse(try FileBytes.read(path, limit: 1 << 20)) } catch { throw ValidationError("\(path): \(error)") }
-        guard let items = json.array else { throw ValidationError("\(path): not an array of {file, text, why}") }
+        do { json = try JSONValue.parse(try FileBytes.read(path, limit: 1 << 20)) } catch { throw FileProblem(description: "\(path): \(error)") }
+        guard let items = json.array else { throw FileProblem(description: "\(path): not an array of {file, text, why}") }
         var records = records
         var seen: Set<String> = [], absent = 0
         for item in items {
             guard let file = item["file"]?.string, let text = item["text"], text.string != nil || text == .null,
                   let why = item["why"]?.string, !why.isEmpty, text.string?.isEmpty != true else {
-                throw ValidationError("\(path): each correction needs its file, a text (null for no code) and why")
+                throw FileProblem(description: "\(path): each correction needs its file, a text (null for no code) and why")
             }
-            guard seen.insert(file).inserted else { throw ValidationError("\(path): \(file) is corrected twice") }
+            guard seen.insert(file).inserted else { throw FileProblem(description: "\(path): \(PayloadText.escaped(file)) is corrected twice") }
             guard let i = records.firstIndex(where: { $0.file == file }) else { absent += 1; continue }
             records[i].text = text.string
             records[i].hex = nil

@@ -64,6 +64,10 @@ struct Decode: ParsableCommand {
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
 
+    @Option(help: ArgumentHelp("Give up an image's deeper passes after this many seconds: it counts as without a code, "
+                               + "said on stderr (an image of fine texture can cost the pipeline minutes). 0: no limit.", valueName: "seconds"))
+    var timeLimit: Double = 30
+
     @Option(name: .customLong("set"), help: ArgumentHelp(
         "Read as the kiosk would with this config key (symbology.*, scan.symbologies, decoding.*), e.g. symbology.ean13.addon=read.",
         valueName: "key=value"))
@@ -78,11 +82,17 @@ struct Decode: ParsableCommand {
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
         if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000, not \(maxPixels)") }
+        if !(timeLimit >= 0 && timeLimit <= 86_400) { throw ValidationError("--time-limit must be from 0 (no limit) to 86400 seconds, not \(timeLimit)") }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
         if !(1...125).contains(noCodeStatus) || noCodeStatus == 2 {
             throw ValidationError("--no-code-status must be from 1 to 125 and not 2 (2 means a file could not be read), not \(noCodeStatus)")
         }
         if raw && json { throw ValidationError("--raw and --json are two ways to print: choose one") }
+    }
+
+    /// `value` seconds as written: no fraction where there is none.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// The config text `--set` keys apply to: the decoding settings alone (simulated hardware
@@ -140,8 +150,11 @@ struct Decode: ParsableCommand {
                 continue
             }
             var symbols: [Symbol] = []
+            // The deep passes stop at the time limit (a hostile or huge image is not decoded for minutes).
+            let deadline = clock.now + .milliseconds(Int64(timeLimit * 1000))
+            let stop: @Sendable () -> Bool = { [timeLimit] in timeLimit > 0 && ContinuousClock.now >= deadline }
             let elapsed = clock.measure {
-                symbols = decoder.decode(frame, viewport: viewport)
+                symbols = (decoder as? DecodePipeline)?.decode(frame, viewport: viewport, abandon: stop) ?? decoder.decode(frame, viewport: viewport)
                 // One engine alone still answers by the kiosk's rules (check digits, lengths,
                 // Code 32, add-ons): the pipeline applies them itself.
                 if engine != .pipeline { symbols = settings.rules.apply(symbols) }
@@ -150,12 +163,18 @@ struct Decode: ParsableCommand {
             images += 1
             codes += symbols.count
             if !symbols.isEmpty { withCode += 1 }
+            let timedOut = engine == .pipeline && symbols.isEmpty && stop()
             if symbols.isEmpty {
                 anyMissing = true
-                if !quiet { printError("scand decode: \(path): no code found") }
+                if timedOut {
+                    // Said even under -q: a result cut short is not the same as no code.
+                    printError("scand decode: \(path): no code found within the time limit (--time-limit \(Self.seconds(timeLimit)) s)")
+                } else if !quiet {
+                    printError("scand decode: \(path): no code found")
+                }
             }
             if json {
-                print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed))
+                print(DecodeReport.jsonLine(file: path, symbols: symbols, elapsed: elapsed, timedOut: timedOut))
             } else {
                 for symbol in symbols {
                     if raw {
@@ -182,7 +201,7 @@ struct Decode: ParsableCommand {
 
 /// The JSON line `scand decode --json` prints for one file.
 enum DecodeReport {
-    static func jsonLine(file: String, symbols: [Symbol], elapsed: Duration) -> String {
+    static func jsonLine(file: String, symbols: [Symbol], elapsed: Duration, timedOut: Bool = false) -> String {
         let items = symbols.map { s in
             let corners = s.corners.map { "[\($0.x),\($0.y)]" }.joined(separator: ",")
             return "{\"symbology\":\(JSONText.string(s.symbology.rawValue)),\"text\":\(JSONText.string(s.text)),"
@@ -193,7 +212,8 @@ enum DecodeReport {
                 + "\"corners\":[\(corners)]}"
         }
         let ms = elapsed.milliseconds
-        return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))}"
+        return "{\"file\":\(JSONText.string(file)),\"symbols\":[\(items.joined(separator: ","))],\"ms\":\(JSONText.number(ms))"
+            + (timedOut ? ",\"timeLimit\":true}" : "}")
     }
 
     /// The line for a file that could not be read: no symbols, and the reason.

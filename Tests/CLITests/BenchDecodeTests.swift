@@ -108,6 +108,11 @@ import Testing
             let refused = try Run.scand(["bench", "decode", corpus.path] + options)
             #expect(refused.status != 0 && refused.stderr.contains("is not a path inside the corpus"), "\(outside): \(refused.stderr)")
         }
+        // Every file outside is named, and the error is the file's, not the command line's: no usage text.
+        try Data(#"[{"file": "qr.png"}, {"file": "../a.png"}, {"file": "/etc/passwd"}]"#.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+        let both = try Run.scand(["bench", "decode", corpus.path] + options)
+        #expect(both.status != 0 && both.stderr.contains("2 files are not a path inside the corpus (no leading /, no ..): ../a.png, /etc/passwd"), "\(both.stderr)")
+        #expect(!both.stderr.contains("USAGE"), "\(both.stderr)")
     }
 
     /// Run from another folder than the checkout (here the corpus's), the bench still finds

@@ -29,6 +29,26 @@ import Testing
         #expect(lines.allSatisfy { ($0["ms"] as? Double ?? -1) >= 0 })
     }
 
+    /// An image of fine texture costs the pipeline seconds to minutes: `--time-limit` gives up
+    /// its deeper passes, says so even under -q, and marks its JSON line; the next file is read.
+    @Test func aTimeLimitCutsAnImageShortAndSaysSo() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scand-time-limit-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let side = 1200
+        let board = (0..<(side * side)).map { i -> UInt8 in ((i % side) / 3 + (i / side) / 3) % 2 == 0 ? 0 : 255 }
+        try (Data("P5\n\(side) \(side)\n255\n".utf8) + Data(board)).write(to: folder.appendingPathComponent("board.pgm"))
+        try FileManager.default.copyItem(atPath: Fixture.folder.appendingPathComponent("qr.png").path, toPath: folder.appendingPathComponent("qr.png").path)
+        let run = try Run.scand(["decode", "--json", "-q", "--time-limit", "0.2", "board.pgm", "qr.png"], currentDirectory: folder)
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("board.pgm: no code found within the time limit (--time-limit 0.2 s)"), "\(run.stderr)")
+        let lines = try objects(run.stdout)
+        #expect(lines.count == 2 && lines[0]["timeLimit"] as? Bool == true && lines[1]["timeLimit"] == nil)
+        #expect((lines[1]["symbols"] as? [Any])?.count == 1)
+        let refused = try Run.scand(["decode", "--time-limit=-1", "qr.png"], currentDirectory: folder)
+        #expect(refused.status != 0 && refused.stderr.contains("--time-limit must be from 0 (no limit) to 86400 seconds"), "\(refused.stderr)")
+    }
+
     @Test func everyFileWithACodeExitsZero() throws {
         let run = try Run.scand(["decode", "qr.png", "ean8.pgm"], currentDirectory: Fixture.folder)
         #expect(run.status == 0)

@@ -1,5 +1,6 @@
 @testable import Decoding
 import ImageLoading
+import POSIX
 import ScanCore
 import ScanHardware
 import Testing
@@ -26,6 +27,20 @@ import Testing
         #expect(two.decode(frames[0]).map(\.text) == ["scand DataMatrix fixture"])
         #expect(two.decode(frames[2]).map(\.text) == ["068"])
         #expect(two.decode(frames[4]).isEmpty)
+    }
+
+    /// A decode told to give up (`scand decode --time-limit`) stops its deep passes, on one
+    /// thread and on two, and still gives what the first look read.
+    @Test func anAbandonedDecodeStopsItsDeepPasses() throws {
+        let deepOnly = ImagePass.bordered(try ImageFile.load(Fixture.path("aztec-rune-68.png")), 20)
+        let plain = try ImageFile.load(Fixture.path("qr.png"))
+        for pipeline in [DecodePipeline(), DecodePipeline(workers: 2)] {
+            #expect(pipeline.decode(deepOnly).map(\.text) == ["068"], "workers \(pipeline.workers)")
+            let asked = Locked(0)
+            let given = pipeline.decode(deepOnly, viewport: .full, abandon: { asked.withLock { $0 += 1; return true } })
+            #expect(given.isEmpty && asked.withLock { $0 } > 0, "workers \(pipeline.workers)")
+            #expect(!pipeline.decode(plain, viewport: .full, abandon: { true }).isEmpty, "workers \(pipeline.workers): the first look's read")
+        }
     }
 
     @Test func theJobsGoInPassOrderAndNoFurtherThanOnePassAhead() {
