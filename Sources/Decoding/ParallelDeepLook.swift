@@ -18,7 +18,7 @@ extension DecodePipeline {
     /// other thresholds before zbar, and the `thresholds` pass is not repeated: one thread's
     /// order is zxing, zbar (the first look), then the thresholds. With one code in view both
     /// give the same code; only which pass reads it, and when, differs.
-    func deepLookInParallel(_ look: FirstLook, abandon: () -> Bool = { false }) -> [Symbol] {
+    func deepLookInParallel(_ look: FirstLook, abandon: (() -> Bool)? = nil) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
@@ -37,7 +37,7 @@ extension DecodePipeline {
         let helpers = helperEngines.indices.filter { k in spawnThread { run.helper(k + 1) } }.count
         var found: [Symbol] = []
         var p = 0, i = 0, k = 0
-        reading: while p < passes.count && !abandon() {
+        reading: while p < passes.count && abandon?() != true {
             // Weigh every engine's read of every image, in order.
             while p < passes.count {
                 let (frames, complete, lists) = run.shared.withLock { s in
@@ -71,8 +71,11 @@ extension DecodePipeline {
                 defer { s.weighed = progress }
                 return s.weighing == p && s.weighed != progress
             }) { run.changed(by: 0) }
-            // Wait for a helper's read (or, with no helper, read).
-            if helpers > 0 || !run.work(0) { run.wake[0].wait() }
+            // Wait for a helper's read (or, with no helper, read); told to give up, look again
+            // every 20 ms (a read of a large image takes seconds), and no further job starts.
+            if helpers > 0 || !run.work(0) {
+                if abandon == nil { run.wake[0].wait() } else { _ = run.wake[0].wait(timeout: .now() + .milliseconds(20)) }
+            }
         }
         run.stop(helpers: helpers)
         return found

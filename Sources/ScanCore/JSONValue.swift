@@ -13,6 +13,7 @@ public indirect enum JSONValue: Equatable, Sendable {
     public var string: String? { if case .string(let s) = self { return s }; return nil }
     public var number: Double? { if case .number(let n) = self { return n }; return nil }
     public var array: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
 
     /// Parses one JSON value filling the whole input (white space around it allowed).
     public static func parse(_ bytes: [UInt8], maxDepth: Int = 32) throws(ParseError) -> JSONValue {

@@ -55,6 +55,16 @@ struct DecodeBench: ParsableCommand {
     @Option(help: "Also write each image's outcome per decoder to this CSV file (decoder, file, symbology, difficulty, verdict, ms).")
     var csv: String?
 
+    static let decoderNames = ["zbar", "zxing", "pipeline-fast", "pipeline-balanced", "pipeline-accurate", "pipeline"]
+
+    func validate() throws {
+        let names = decoders.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        if let unknown = names.first(where: { !Self.decoderNames.contains($0) }) {
+            throw ValidationError("--decoders: \(PayloadText.escaped(String(unknown.prefix(40)))) is no decoder; use zbar, zxing, pipeline-fast, pipeline-balanced or pipeline-accurate")
+        }
+        if noErrata && errata != nil { throw ValidationError("--errata and --no-errata say opposite things: give one") }
+    }
+
     struct Record {
         var file: String
         var symbology: String?
@@ -75,53 +85,105 @@ struct DecodeBench: ParsableCommand {
     }
 
     /// The corpus's manifest.json: an array of {file, symbology, text, hex, difficulty}. Its
-    /// files must lie inside the corpus; every one that does not is named (the first few).
+    /// files must lie inside the corpus (no leading /, no .., no link out of it) and be named
+    /// once; every one that does not is counted and the first few named. A record's fields are
+    /// the known ones, each of its type: a misspelt `Text` would judge the image as holding no
+    /// code.
     static func manifest(_ path: String) throws -> [Record] {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path, limit: 64 << 20) } catch { throw FileProblem(description: "\(path): \(error)") }
         let json: JSONValue
         do { json = try JSONValue.parse(bytes) } catch { throw FileProblem(description: "\(path): \(error)") }
         guard let items = json.array else { throw FileProblem(description: "\(path): not an array of records") }
-        var records: [Record] = [], outside: [String] = []
+        let folder = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let root = Posix.resolved(folder.isEmpty ? "." : folder)
+        var records: [Record] = [], outside: [String] = [], seen: Set<String> = [], twice: [String] = []
         for (n, item) in items.enumerated() {
-            guard let file = item["file"]?.string else { throw FileProblem(description: "\(path): record \(n + 1) has no file") }
-            // A manifest names files in its corpus, never elsewhere.
-            guard !file.isEmpty, !file.hasPrefix("/"), !file.split(separator: "/").contains("..") else {
-                outside.append(PayloadText.escaped(String(file.prefix(80))))
+            let record = "\(path): record \(n + 1)"
+            guard let fields = item.object else { throw FileProblem(description: "\(record) is not an object") }
+            if let unknown = fields.keys.sorted().first(where: { !Self.manifestFields.contains($0) }) {
+                throw FileProblem(description: "\(record) has a field \(quoted(unknown)) that a manifest does not have (\(Self.manifestFields.joined(separator: ", ")))")
+            }
+            for key in ["file", "symbology", "text", "hex", "difficulty", "addon"] {
+                guard let value = fields[key], value != .null else { continue }
+                guard value.string != nil else { throw FileProblem(description: "\(record): \(key) is not a string") }
+            }
+            if let others = fields["others"], others != .null, others.array?.allSatisfy({ $0.string != nil }) != true {
+                throw FileProblem(description: "\(record): others is not an array of strings")
+            }
+            guard let file = fields["file"]?.string else { throw FileProblem(description: "\(record) has no file") }
+            // A manifest names files in its corpus, never elsewhere, not even through a link.
+            guard Self.isInside(file) else { outside.append(quoted(file)); continue }
+            if let root, let real = Posix.resolved(folder.isEmpty ? file : folder + "/" + file),
+               !real.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
+                outside.append(quoted(file) + " (a link to " + quoted(real) + ")")
                 continue
             }
+            if !seen.insert(Self.plain(file)).inserted { twice.append(quoted(file)); continue }
             records.append(Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
                                   difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
                                   addon: item["addon"]?.string))
         }
         guard outside.isEmpty else {
-            let named = outside.prefix(5).joined(separator: ", ") + (outside.count > 5 ? " and \(outside.count - 5) more" : "")
-            throw FileProblem(description: "\(path): \(outside.count) file\(outside.count == 1 ? " is" : "s are") not a path inside the corpus (no leading /, no ..): \(named)")
+            throw FileProblem(description: "\(path): \(outside.count) file\(outside.count == 1 ? " is" : "s are") not inside the corpus (no leading /, no .., no link out of it): \(named(outside))")
+        }
+        guard twice.isEmpty else {
+            throw FileProblem(description: "\(path): \(twice.count) file\(twice.count == 1 ? " is" : "s are") named more than once (one record an image): \(named(twice))")
         }
         return records
     }
 
+    /// The fields a manifest's record may have (`size`: the image's, as the generators write it).
+    static let manifestFields = ["addon", "difficulty", "file", "hex", "others", "size", "symbology", "text"]
+
+    /// Whether `file` is a path inside a folder, as written: not empty, no leading /, no `..`.
+    static func isInside(_ file: String) -> Bool {
+        !file.isEmpty && !file.hasPrefix("/") && !file.split(separator: "/").contains("..")
+    }
+
+    /// `file` without `.` components (`./a.png` and `a.png` are one file).
+    static func plain(_ file: String) -> String {
+        file.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+    }
+
+    /// A name from a corpus file, quoted and escaped for the terminal, cut (with an ellipsis) past 80 characters.
+    static func quoted(_ name: String) -> String {
+        "\"" + PayloadText.escaped(String(name.prefix(80))) + (name.count > 80 ? "..." : "") + "\""
+    }
+
+    /// The first five of `names`, and how many more.
+    static func named(_ names: [String]) -> String {
+        names.prefix(5).joined(separator: ", ") + (names.count > 5 ? " and \(names.count - 5) more" : "")
+    }
+
     /// `records` with the expected texts an errata file corrects (`--errata`), how many it
     /// corrected, and how many of its files this corpus lacks (a subset of the corpus: passed
-    /// over). Each correction names its file once, its text (null: the image holds no code)
-    /// and why.
+    /// over). Each correction names a file inside the corpus once, its text (null: the image
+    /// holds no code) and why.
     static func corrected(_ records: [Record], by path: String) throws -> (records: [Record], count: Int, absent: Int) {
         let json: JSONValue
         do { json = try JSONValue.parse(try FileBytes.read(path, limit: 1 << 20)) } catch { throw FileProblem(description: "\(path): \(error)") }
         guard let items = json.array else { throw FileProblem(description: "\(path): not an array of {file, text, why}") }
         var records = records
-        var seen: Set<String> = [], absent = 0
-        for item in items {
+        var seen: Set<String> = [], twice: [String] = [], outside: [String] = [], absent = 0
+        for (n, item) in items.enumerated() {
             guard let file = item["file"]?.string, let text = item["text"], text.string != nil || text == .null,
                   let why = item["why"]?.string, !why.isEmpty, text.string?.isEmpty != true else {
-                throw FileProblem(description: "\(path): each correction needs its file, a text (null for no code) and why")
+                throw FileProblem(description: "\(path): correction \(n + 1): each correction needs its file, a text (null for no code) and why")
             }
-            guard seen.insert(file).inserted else { throw FileProblem(description: "\(path): \(PayloadText.escaped(file)) is corrected twice") }
-            guard let i = records.firstIndex(where: { $0.file == file }) else { absent += 1; continue }
+            guard isInside(file) else { outside.append(quoted(file)); continue }
+            guard seen.insert(plain(file)).inserted else { twice.append(quoted(file)); continue }
+            guard let i = records.firstIndex(where: { plain($0.file) == plain(file) }) else { absent += 1; continue }
             records[i].text = text.string
             records[i].hex = nil
         }
-        return (records, items.count - absent, absent)
+        guard outside.isEmpty else {
+            throw FileProblem(description: "\(path): \(outside.count) file\(outside.count == 1 ? " is" : "s are") not a path inside the corpus (no leading /, no ..): \(named(outside))")
+        }
+        guard twice.isEmpty else {
+            throw FileProblem(description: "\(path): \(twice.count) file\(twice.count == 1 ? " is" : "s are") corrected more than once: \(named(twice))")
+        }
+        return (records, seen.count - absent, absent)
     }
 
     func run() throws {
@@ -146,7 +208,7 @@ struct DecodeBench: ParsableCommand {
         }
         let names: [String] = decoders.flatMap { $0.split(separator: ",").map(String.init) }
         var all: [(String, [Outcome])] = names.compactMap { name -> (String, [Outcome])? in
-            guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { printError("unknown decoder \(name)"); return nil }
+            guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { return nil } // refused by validate()
             var outcomes: [Outcome] = []
             for r in records {
                 let frame: GrayFrame

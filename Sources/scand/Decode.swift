@@ -64,8 +64,8 @@ struct Decode: ParsableCommand {
     @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
 
-    @Option(help: ArgumentHelp("Give up an image's deeper passes after this many seconds: it counts as without a code, "
-                               + "said on stderr (an image of fine texture can cost the pipeline minutes). 0: no limit.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Give up an image's deeper passes (the pipeline's) after this many seconds, 0.01 to 86400: it counts as "
+                               + "without a code, said on stderr (an image of fine texture can cost the pipeline minutes). 0: no limit.", valueName: "seconds"))
     var timeLimit: Double = 30
 
     @Option(name: .customLong("set"), help: ArgumentHelp(
@@ -82,7 +82,9 @@ struct Decode: ParsableCommand {
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
         if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000, not \(maxPixels)") }
-        if !(timeLimit >= 0 && timeLimit <= 86_400) { throw ValidationError("--time-limit must be from 0 (no limit) to 86400 seconds, not \(timeLimit)") }
+        if !(timeLimit == 0 || (timeLimit >= 0.01 && timeLimit <= 86_400)) {
+            throw ValidationError("--time-limit must be 0 (no limit) or from 0.01 to 86400 seconds, not \(timeLimit)")
+        }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
         if !(1...125).contains(noCodeStatus) || noCodeStatus == 2 {
             throw ValidationError("--no-code-status must be from 1 to 125 and not 2 (2 means a file could not be read), not \(noCodeStatus)")

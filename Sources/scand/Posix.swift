@@ -22,6 +22,13 @@ enum Posix {
 
     static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
 
+    /// `path` with every link and `.`/`..` resolved (`realpath`), or nil where it does not exist.
+    static func resolved(_ path: String) -> String? {
+        guard let p = realpath(path, nil) else { return nil }
+        defer { free(p) }
+        return String(cString: p)
+    }
+
     /// The folder holding `relativePath`: the current one, else the first above this executable
     /// (`.build/release/scand` lies inside its checkout); nil when neither has it.
     static func folderHolding(_ relativePath: String) -> String? {

@@ -44,7 +44,12 @@ import Testing
         #expect(subset.status == 0 && subset.stdout.contains("1 expected text corrected by \(errata.path) (1 of its files not in this corpus)"), "\(subset.stdout) \(subset.stderr)")
         try Data(#"[{"file": "qr.png", "text": "a", "why": "y"}, {"file": "qr.png", "text": "b", "why": "z"}]"#.utf8).write(to: errata)
         let twice = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
-        #expect(twice.status != 0 && twice.stderr.contains("qr.png is corrected twice"), "\(twice.stderr)")
+        #expect(twice.status == 1 && twice.stderr.contains("1 file is corrected more than once: \"qr.png\"") && !twice.stderr.contains("USAGE"), "\(twice.stderr)")
+        try Data(#"[{"file": "/etc/passwd", "text": "a", "why": "y"}, {"file": "../qr.png", "text": "b", "why": "z"}]"#.utf8).write(to: errata)
+        let outside = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
+        #expect(outside.status == 1 && outside.stderr.contains("2 files are not a path inside the corpus (no leading /, no ..): \"/etc/passwd\", \"../qr.png\""), "\(outside.stderr)")
+        let both = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path, "--no-errata"] + quiet)
+        #expect(both.status == 64 && both.stderr.contains("--errata and --no-errata say opposite things"), "\(both.stderr)")
         for bad in [#"[{"file": "qr.png", "text": "x"}]"#, #"[{"file": "qr.png", "text": "x", "why": ""}]"#, #"[{"file": "qr.png", "text": "", "why": "y"}]"#] {
             try Data(bad.utf8).write(to: errata)
             let refused = try Run.scand(["bench", "decode", corpus.path, "--errata", errata.path] + quiet)
@@ -106,13 +111,35 @@ import Testing
         for outside in ["../qr.png", "/etc/passwd", "a/../../qr.png"] {
             try Data(#"[{"file": "\#(outside)", "text": "x"}]"#.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
             let refused = try Run.scand(["bench", "decode", corpus.path] + options)
-            #expect(refused.status != 0 && refused.stderr.contains("is not a path inside the corpus"), "\(outside): \(refused.stderr)")
+            #expect(refused.status != 0 && refused.stderr.contains("is not inside the corpus"), "\(outside): \(refused.stderr)")
         }
         // Every file outside is named, and the error is the file's, not the command line's: no usage text.
         try Data(#"[{"file": "qr.png"}, {"file": "../a.png"}, {"file": "/etc/passwd"}]"#.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
         let both = try Run.scand(["bench", "decode", corpus.path] + options)
-        #expect(both.status != 0 && both.stderr.contains("2 files are not a path inside the corpus (no leading /, no ..): ../a.png, /etc/passwd"), "\(both.stderr)")
+        #expect(both.status == 1 && both.stderr.contains("2 files are not inside the corpus (no leading /, no .., no link out of it): \"../a.png\", \"/etc/passwd\""), "\(both.stderr)")
         #expect(!both.stderr.contains("USAGE"), "\(both.stderr)")
+        // Nor through a link: the file is not opened.
+        try FileManager.default.createSymbolicLink(atPath: corpus.appendingPathComponent("out").path, withDestinationPath: Fixture.folder.path)
+        try Data(#"[{"file": "out/qr.png", "text": "x"}]"#.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+        let linked = try Run.scand(["bench", "decode", corpus.path, "--verbose"] + options)
+        #expect(linked.status == 1 && linked.stderr.contains("1 file is not inside the corpus") && linked.stderr.contains("\"out/qr.png\" (a link to"), "\(linked.stderr)")
+        #expect(!linked.stdout.contains("kiosk?id=42"), "\(linked.stdout)")
+        // One record an image; known fields only, each of its type.
+        let refusals = [
+            #"[{"file": "qr.png", "text": "a"}, {"file": "./qr.png", "text": "b"}]"#: "1 file is named more than once (one record an image): \"./qr.png\"",
+            #"[{"file": "qr.png", "Text": "https://example.org/kiosk?id=42"}]"#: "record 1 has a field \"Text\" that a manifest does not have",
+            #"[{"file": 5}]"#: "record 1: file is not a string",
+            #"[{"file": "qr.png", "symbology": ["QR"]}]"#: "record 1: symbology is not a string",
+            #"[{"file": "qr.png", "others": [1]}]"#: "record 1: others is not an array of strings",
+            #"["qr.png"]"#: "record 1 is not an object",
+        ]
+        for (manifest, said) in refusals {
+            try Data(manifest.utf8).write(to: corpus.appendingPathComponent("manifest.json"))
+            let refused = try Run.scand(["bench", "decode", corpus.path] + options)
+            #expect(refused.status == 1 && refused.stderr.contains(said), "\(manifest): \(refused.stderr)")
+        }
+        let unknown = try Run.scand(["bench", "decode", corpus.path, "--decoders", "zbar,bogus", "--no-zbarimg", "--no-zxing-reader", "--no-zxing-cpp"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("--decoders: bogus is no decoder"), "\(unknown.stderr)")
     }
 
     /// Run from another folder than the checkout (here the corpus's), the bench still finds
