@@ -124,15 +124,19 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
-        decode(frame, viewport: viewport, abandon: { false })
+        decode(frame, viewport: viewport, giveUp: nil)
     }
 
     /// `decode`, with the deep passes given up (nothing found) once `abandon` says so: it is
     /// asked between one image's reads and the next (`scand decode --time-limit`).
     public func decode(_ frame: GrayFrame, viewport: Viewport, abandon: @escaping @Sendable () -> Bool) -> [Symbol] {
+        decode(frame, viewport: viewport, giveUp: abandon)
+    }
+
+    private func decode(_ frame: GrayFrame, viewport: Viewport, giveUp abandon: (() -> Bool)?) -> [Symbol] {
         guard workers > 1 else {
             let look = firstLook(frame, viewport: viewport)
-            return look.symbols.isEmpty ? deepLook(look, abandon: abandon) : look.symbols
+            return look.symbols.isEmpty ? deepLook(look, abandon: abandon ?? { false }) : look.symbols
         }
         // On several threads, where the first engine found nothing the other engines' look at
         // the frame is the first job of the deep look (`ImagePass.asIs`), beside its passes.
