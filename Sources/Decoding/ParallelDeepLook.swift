@@ -19,7 +19,8 @@ extension DecodePipeline {
     /// order is zxing, zbar (the first look), then the thresholds. With one code in view both
     /// give the same code; only which pass reads it, and when, differs.
     func deepLookInParallel(_ look: FirstLook, abandon: (() -> Bool)? = nil) -> [Symbol] {
-        guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
+        // Already out of time after the first look: no helper starts a job it cannot be stopped in.
+        guard look.region.width > 0, let doubts = look.doubts as? Doubts, abandon?() != true else { return [] }
         // A deferred first look: the region as it is comes first, its first engine's read
         // (nothing) already in; zxing's other thresholds read it before zbar (`lookers(.asIs)`).
         let (order, made) = plan(for: look.region)

@@ -60,7 +60,7 @@ struct DecodeBench: ParsableCommand {
     func validate() throws {
         let names = decoders.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         if let unknown = names.first(where: { !Self.decoderNames.contains($0) }) {
-            throw ValidationError("--decoders: \(PayloadText.escaped(String(unknown.prefix(40)))) is no decoder; use zbar, zxing, pipeline-fast, pipeline-balanced or pipeline-accurate")
+            throw ValidationError("--decoders: \(Self.quoted(unknown)) is no decoder; use zbar, zxing, pipeline-fast, pipeline-balanced or pipeline-accurate")
         }
         if noErrata && errata != nil { throw ValidationError("--errata and --no-errata say opposite things: give one") }
     }
@@ -111,15 +111,29 @@ struct DecodeBench: ParsableCommand {
             if let others = fields["others"], others != .null, others.array?.allSatisfy({ $0.string != nil }) != true {
                 throw FileProblem(description: "\(record): others is not an array of strings")
             }
+            if let hex = fields["hex"]?.string {
+                guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { throw FileProblem(description: "\(record): hex is not bytes in hex digits") }
+                guard fields["text"]?.string != nil else { throw FileProblem(description: "\(record): hex without its text") }
+            }
+            if let size = fields["size"], size != .null {
+                let sides = size.array?.compactMap(\.number) ?? []
+                guard size.array?.count == 2, sides.count == 2, sides.allSatisfy({ $0 >= 1 && $0 <= 1_000_000 && $0 == $0.rounded() }) else {
+                    throw FileProblem(description: "\(record): size is not [width, height] in pixels")
+                }
+            }
             guard let file = fields["file"]?.string else { throw FileProblem(description: "\(record) has no file") }
             // A manifest names files in its corpus, never elsewhere, not even through a link.
             guard Self.isInside(file) else { outside.append(quoted(file)); continue }
-            if let root, let real = Posix.resolved(folder.isEmpty ? file : folder + "/" + file),
-               !real.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
-                outside.append(quoted(file) + " (a link to " + quoted(real) + ")")
+            let real = root == nil ? nil : Posix.resolved(folder.isEmpty ? file : folder + "/" + file)
+            if let root, let real, !real.hasPrefix(root.hasSuffix("/") ? root : root + "/") {
+                outside.append(quoted(file) + " (it leads to " + quoted(real) + ")")
                 continue
             }
-            if !seen.insert(Self.plain(file)).inserted { twice.append(quoted(file)); continue }
+            // One image once, however it is named (./a.png, a link to it inside the corpus).
+            if !seen.insert(real ?? Self.plain(file)).inserted {
+                if !twice.contains(quoted(file)) { twice.append(quoted(file)) }
+                continue
+            }
             records.append(Record(file: file, symbology: item["symbology"]?.string, text: item["text"]?.string, hex: item["hex"]?.string,
                                   difficulty: item["difficulty"]?.string ?? "", others: item["others"]?.array?.compactMap(\.string),
                                   addon: item["addon"]?.string))
@@ -138,7 +152,7 @@ struct DecodeBench: ParsableCommand {
 
     /// Whether `file` is a path inside a folder, as written: not empty, no leading /, no `..`.
     static func isInside(_ file: String) -> Bool {
-        !file.isEmpty && !file.hasPrefix("/") && !file.split(separator: "/").contains("..")
+        !file.isEmpty && !file.hasPrefix("/") && !file.split(separator: "/").contains("..") && !file.utf8.contains(0)
     }
 
     /// `file` without `.` components (`./a.png` and `a.png` are one file).
@@ -172,7 +186,10 @@ struct DecodeBench: ParsableCommand {
                 throw FileProblem(description: "\(path): correction \(n + 1): each correction needs its file, a text (null for no code) and why")
             }
             guard isInside(file) else { outside.append(quoted(file)); continue }
-            guard seen.insert(plain(file)).inserted else { twice.append(quoted(file)); continue }
+            guard seen.insert(plain(file)).inserted else {
+                if !twice.contains(quoted(file)) { twice.append(quoted(file)) }
+                continue
+            }
             guard let i = records.firstIndex(where: { plain($0.file) == plain(file) }) else { absent += 1; continue }
             records[i].text = text.string
             records[i].hex = nil
@@ -188,7 +205,8 @@ struct DecodeBench: ParsableCommand {
 
     func run() throws {
         var records = try Self.manifest(corpus + "/manifest.json")
-        let name = corpus.split(separator: "/").last.map(String.init) ?? corpus
+        // The corpus's own name, however its path is written (auto/zxing-cpp/., a link to it).
+        let name = (Posix.resolved(corpus) ?? corpus).split(separator: "/").last.map(String.init) ?? corpus
         // The standing errata are in the checkout (found from any folder, as the reference script).
         let standing = "bench/errata/\(name).json"
         let found = noErrata ? nil : Posix.folderHolding(standing).map { $0 == "." ? standing : $0 + "/" + standing }
@@ -206,7 +224,8 @@ struct DecodeBench: ParsableCommand {
                 throw ValidationError(error.description)
             }
         }
-        let names: [String] = decoders.flatMap { $0.split(separator: ",").map(String.init) }
+        var names: [String] = []
+        for name in decoders.flatMap({ $0.split(separator: ",").map(String.init) }) where !names.contains(name) { names.append(name) }
         var all: [(String, [Outcome])] = names.compactMap { name -> (String, [Outcome])? in
             guard let decoder = Self.decoder(named: name, workers: workers, rules: rules) else { return nil } // refused by validate()
             var outcomes: [Outcome] = []

@@ -66,7 +66,18 @@ struct Decode: ParsableCommand {
 
     @Option(help: ArgumentHelp("Give up an image's deeper passes (the pipeline's) after this many seconds, 0.01 to 86400: it counts as "
                                + "without a code, said on stderr (an image of fine texture can cost the pipeline minutes). 0: no limit.", valueName: "seconds"))
-    var timeLimit: Double = 30
+    var timeLimit: TimeLimit = TimeLimit(seconds: 30)
+
+    /// `--time-limit`'s seconds, as written: a value that is not 0 but reads as 0 (1e-400) is refused, not taken as no limit.
+    struct TimeLimit: ExpressibleByArgument {
+        var seconds: Double
+        init(seconds: Double) { self.seconds = seconds }
+        init?(argument: String) {
+            guard let value = Double(argument), value != 0 || !argument.contains(where: { "123456789".contains($0) }) else { return nil }
+            seconds = value
+        }
+        var defaultValueDescription: String { Decode.seconds(seconds) }
+    }
 
     @Option(name: .customLong("set"), help: ArgumentHelp(
         "Read as the kiosk would with this config key (symbology.*, scan.symbologies, decoding.*), e.g. symbology.ean13.addon=read.",
@@ -82,8 +93,8 @@ struct Decode: ParsableCommand {
     func validate() throws {
         if files.isEmpty { throw ValidationError("name at least one image file") }
         if !(1...1_000_000_000).contains(maxPixels) { throw ValidationError("--max-pixels must be from 1 to 1000000000, not \(maxPixels)") }
-        if !(timeLimit == 0 || (timeLimit >= 0.01 && timeLimit <= 86_400)) {
-            throw ValidationError("--time-limit must be 0 (no limit) or from 0.01 to 86400 seconds, not \(timeLimit)")
+        if !(timeLimit.seconds == 0 || (timeLimit.seconds >= 0.01 && timeLimit.seconds <= 86_400)) {
+            throw ValidationError("--time-limit must be 0 (no limit) or from 0.01 to 86400 seconds, not \(timeLimit.seconds)")
         }
         if let workers, !(1...256).contains(workers) { throw ValidationError("--workers must be from 1 to 256, not \(workers)") }
         if !(1...125).contains(noCodeStatus) || noCodeStatus == 2 {
@@ -153,8 +164,9 @@ struct Decode: ParsableCommand {
             }
             var symbols: [Symbol] = []
             // The deep passes stop at the time limit (a hostile or huge image is not decoded for minutes).
-            let deadline = clock.now + .milliseconds(Int64(timeLimit * 1000))
-            let stop: @Sendable () -> Bool = { [timeLimit] in timeLimit > 0 && ContinuousClock.now >= deadline }
+            let limit = timeLimit.seconds
+            let deadline = clock.now + .milliseconds(Int64(limit * 1000))
+            let stop: @Sendable () -> Bool = { limit > 0 && ContinuousClock.now >= deadline }
             let elapsed = clock.measure {
                 symbols = (decoder as? DecodePipeline)?.decode(frame, viewport: viewport, abandon: stop) ?? decoder.decode(frame, viewport: viewport)
                 // One engine alone still answers by the kiosk's rules (check digits, lengths,
@@ -170,7 +182,7 @@ struct Decode: ParsableCommand {
                 anyMissing = true
                 if timedOut {
                     // Said even under -q: a result cut short is not the same as no code.
-                    printError("scand decode: \(path): no code found within the time limit (--time-limit \(Self.seconds(timeLimit)) s)")
+                    printError("scand decode: \(path): no code found within the time limit (--time-limit \(Self.seconds(timeLimit.seconds)) s)")
                 } else if !quiet {
                     printError("scand decode: \(path): no code found")
                 }
