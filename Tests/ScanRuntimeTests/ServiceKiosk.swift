@@ -24,13 +24,16 @@ final class ServiceKiosk: Sendable {
     private let eventIterator: StreamReader<String>
 
     /// - Parameter torch: whether the board has a torch line (without one, as `scand run` builds it).
-    init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder(), torch: Bool = true) throws {
+    /// - Parameter sessionTimeout: longer for a test that reads the status while a session that
+    ///   reads nothing is still on (a loaded machine's deep looks take seconds each).
+    init(images: [String] = ["qr.png"], frames: [GrayFrame]? = nil, decoder: any BarcodeDecoder = ZBarDecoder(), torch: Bool = true,
+         sessionTimeout: Duration = .seconds(30)) throws {
         camera = SimulatedCamera(frames: try frames ?? images.map { try ImageFile.load(Fixture.path($0)) }, fps: 30, clock: ContinuousClock(), trace: trace)
         serial = SimulatedSerialPort(name: "serial", trace: trace)
         let (events, continuation) = AsyncStream.makeStream(of: String.self)
         self.events = events
         var settings = KioskSettings()
-        settings.sessionTimeout = .seconds(30)
+        settings.sessionTimeout = sessionTimeout
         settings.hasTorch = torch
         runtime = KioskRuntime(
             hardware: KioskHardware(camera: camera, button: button, torch: torch ? SimulatedLine(name: "torch", trace: trace) : nil,

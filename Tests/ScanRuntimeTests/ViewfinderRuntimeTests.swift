@@ -64,7 +64,9 @@ import Testing
         // Radius 6 (three box blurs of 13 px, a lens blur of about 6.5 px): zxing-cpp 3.1 reads
         // the QR code through a blur of 3, the pipeline's two-dimensional deconvolution
         // (`PlaneDeconvolution`) through radius 4 (about 4.5 px).
-        let service = try ServiceKiosk(frames: [try Self.qrScene(blur: 6)], decoder: DecodePipeline())
+        // The session outlives a slow machine's deep looks: under the parallel test phase the
+        // guidance once came just before a 30 s timeout ended the session and cleared it.
+        let service = try ServiceKiosk(frames: [try Self.qrScene(blur: 6)], decoder: DecodePipeline(), sessionTimeout: .seconds(600))
         try await service.start()
         service.button.click()
         let guidance = try await service.event(containing: "\"guidance\"")
