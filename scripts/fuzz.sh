@@ -21,7 +21,8 @@ done
 
 B=.build-fuzz
 mkdir -p "$B/mod" "$B/cmod" "$B/artifacts"
-san=(-sanitize=fuzzer,address -parse-as-library -O -g -I "$B/mod" -I "$B/cmod")
+# -j 2: the driver compiles a module's files in two frontend jobs (the build: 210 -> about 150 s).
+san=(-sanitize=fuzzer,address -parse-as-library -O -g -j 2 -I "$B/mod" -I "$B/cmod")
 stamp="$B/stamp"
 # Delivery's pure parts (formats, the HID tables, the outbox reader) as a module of their own:
 # the rest of Delivery needs swift-log, which these targets do without.
