@@ -106,7 +106,14 @@ final class NewestFrameHandoff<Entry: Sendable>: @unchecked Sendable {
                 waiter?.resume(throwing: CancellationError())
             }
             switch delivery {
-            case .frame(let frame): return frame
+            case .frame(let frame):
+                // The reader made this frame, then took this lock to find the waiter: taking it
+                // here too orders the frame's making before its use where ThreadSanitizer can
+                // see it. It does not see the continuation's resume (the concurrency runtime is
+                // not instrumented), and reported the frame's fields as racing (a rehearsal's
+                // V4L2CameraTests, one run in several).
+                shared.withLock { _ in }
+                return frame
             case .kept(let entry):
                 if let frame = try make(entry) { return frame }
                 countDrop()
