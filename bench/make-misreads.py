@@ -22,7 +22,13 @@ The add-on set (--addons): EAN-13+2, EAN-13+5, UPC-A+5 and ISBN (978/979)+5, eac
 as print under a camera, skewed, in perspective and at low resolution; records carry `addon`,
 the add-on's digits. Half the ISBNs have prices (5xxxx, US dollars), half 9xxxx.
 
-usage: make-misreads.py OUT_DIR [--seed N] [--count N] [--addons]
+The turns set (--turns): four codes with their add-ons as zint draws them (EAN-13+2, EAN-13+5,
+UPC-A+5, ISBN+5; fixed data, no noise), turned every 8 degrees and at 1, 0.75 and 0.55 of their
+size (modules of 2, 1.5 and 1.1 pixels): 540 images, the same for every seed. The finest
+modules are where zxing's other thresholds read an EAN-13 with wrong digits and a valid check
+digit; the turns are where a slanted scan line reads an add-on beside the code.
+
+usage: make-misreads.py OUT_DIR [--seed N] [--count N] [--addons | --turns]
        writes the images (PNG and JPEG) and manifest.json:
        {file, symbology, text, difficulty, size, others?, addon?}
 """
@@ -209,6 +215,33 @@ def make_addon(rng, tmp, kind, fault):
     return make_addon_frame(rng, tmp, kind, blur, angle, persp, module, size)
 
 
+TURNS = [("EAN-13", "EANX", "590123412345+12", "5901234123457", "12"),
+         ("EAN-13", "EANX", "400638133393+52495", "4006381333931", "52495"),
+         ("UPC-A", "UPCA", "72527273070+51000", "725272730706", "51000"),
+         ("EAN-13", "ISBNX", "9780306406157+52495", "9780306406157", "52495")]
+
+
+def make_turns(out, tmp):
+    """The turns set: each of TURNS on a 40 px white border, turned (bicubic) and scaled (bilinear)."""
+    manifest = []
+    for k, (symbology, barcode, data, text, addon) in enumerate(TURNS):
+        path = os.path.join(tmp, "turn%d.png" % k)
+        subprocess.run(["zint", "-b", barcode, "-d", data, "-o", path], check=True)
+        code = Image.open(path).convert("L")
+        base = Image.new("L", (code.size[0] + 80, code.size[1] + 80), 255)
+        base.paste(code, (40, 40))
+        for angle in range(0, 360, 8):
+            for scale in (1.0, 0.75, 0.55):
+                image = base.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=255)
+                if scale != 1.0:
+                    image = image.resize((int(image.size[0] * scale), int(image.size[1] * scale)), Image.BILINEAR)
+                name = "k%d-a%03d-s%03d.png" % (k, angle, int(scale * 100))
+                image.save(os.path.join(out, name))
+                manifest.append({"file": name, "symbology": symbology, "text": text, "addon": addon,
+                                 "difficulty": "turned %s" % symbology, "size": list(image.size)})
+    return manifest
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -219,7 +252,9 @@ def main():
     rng = random.Random(seed)
     manifest = []
     with tempfile.TemporaryDirectory() as tmp:
-        if "--addons" in sys.argv:
+        if "--turns" in sys.argv:
+            manifest = make_turns(out, tmp)
+        elif "--addons" in sys.argv:
             for kind in ADDON_KINDS:
                 for fault in ADDON_FAULTS:
                     for n in range(max(1, count // 2)):

@@ -55,6 +55,38 @@ enum AddOnReader {
         return bands.map { b -> Read? in b.count >= 2 ? decode(rows.profile(over: b), nominal: perModule) : nil }
     }
 
+    /// Whether the bars where `s`'s add-on would be read lie in line with `s`'s own bars rather
+    /// than off to one side: of the rows that cross bars past the code's end (`Rows.barRows`),
+    /// six, or half where there are fewer, are rows that cross the code's last modules. A book's
+    /// price printed over its ISBN, the ISBN stacked over a plain EAN-13 and turned, lies past
+    /// the EAN-13's end a code's height to one side, and a slanted scan line crosses both: zxing
+    /// reads the EAN-13 with the price in every look at it (a tryout's image, turned 66° and
+    /// 246°). Nil where the image does not tell (no geometry, nothing that varies past the code,
+    /// or no bars across its end, or too few rows of them).
+    static func liesBeside(_ s: Symbol, in frame: GrayFrame, across: Double?) -> Bool? {
+        guard let g = Geometry(s, across: across), let rows = Rows(g, frame: frame), let barry = rows.barRows() else { return nil }
+        // The code's own rows over its last 12 modules (its last digit and end guard), sampled
+        // two to a module on the same rows as the add-on's place: from the end back along the
+        // rows, where a read at a slant and a skewed code's bars both stay close to those rows.
+        let reach = (rows.values.count - 1) / 2
+        let back = 12.0, count = Int(2 * back)
+        let origin = (x: g.end.x - back * g.module * g.along.x, y: g.end.y - back * g.module * g.along.y)
+        let code = Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: count, bars: g.bars, rows: reach)
+        let spread = Rows.spreads(code, over: 0..<count)
+        guard let top = spread.max(), top >= 12 else { return nil }
+        // The run of rows across the code's bars around the rows read (the middle, row `reach`).
+        let crossing = { (t: Int) in spread[t] >= 0.4 * top }
+        guard let read = (0...reach).flatMap({ [reach - $0, reach + $0] }).first(where: crossing) else { return nil }
+        var low = read, high = read
+        while low > 0, crossing(low - 1) { low -= 1 }
+        while high + 1 < spread.count, crossing(high + 1) { high += 1 }
+        // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
+        // read given as its bounding box, whose sides are not its guards).
+        guard high - low >= 8 else { return nil }
+        let inLine = barry[low...high].filter { $0 }.count
+        return inLine >= min(6, (barry.filter { $0 }.count + 1) / 2)
+    }
+
     /// The main code as a line: its end, the direction along it and along its bars, its module.
     struct Geometry {
         /// The start and end guards' middles, in pixels.
@@ -116,17 +148,55 @@ enum AddOnReader {
             let reach = max(g.readHalfHeight, 0) + 0.6 * g.length
             let rows = Int(reach)
             guard rows >= 4, frame.width > 2, frame.height > 2 else { return nil }
+            let first = (x: origin.x + near * g.module * dir.x, y: origin.y + near * g.module * dir.y)
+            values = Self.sampled(frame, from: first, along: dir, step: step, count: count, bars: g.bars, rows: rows)
+            firstStart = (4 - near) * perModule
+            lastStart = (15 - near) * perModule
+        }
+
+        /// Which rows cross bars (see `barBand`); nil where no row varies.
+        func barRows() -> [Bool]? {
+            let end = min(Int(lastStart + 47 * perModule), values.first { !$0.isEmpty }?.count ?? 0)
+            guard end > Int(firstStart) + 8 else { return nil }
+            let span = Int(firstStart)..<end
+            let spread = Self.spreads(values, over: span)
+            guard let top = spread.max(), top >= 12 else { return nil }
+            return values.indices.map { t -> Bool in
+                guard spread[t] >= 0.4 * top, t + 2 < values.count, !values[t + 2].isEmpty else { return false }
+                return Self.correlation(values[t], values[t + 2], span) > 0.8
+            }
+        }
+
+        /// The rows that cross bars: those that vary along the add-on's place and agree with the
+        /// rows two pixels away (bars run across rows; clutter seldom does), the longest run of
+        /// them, as row indices.
+        func barBand() -> Range<Int>? {
+            guard let barry = barRows() else { return nil }
+            var best: Range<Int>? = nil, runStart: Int? = nil
+            for t in 0...barry.count {
+                if t < barry.count && barry[t] { if runStart == nil { runStart = t }; continue }
+                if let a = runStart, t - a > (best?.count ?? 0) { best = a..<t }
+                runStart = nil
+            }
+            guard let run = best, run.count >= 6 else { return nil }
+            // The run's ends meet the bars' ends at a slant: leave a tenth each side.
+            let trim = run.count / 10
+            return (run.lowerBound + trim)..<(run.upperBound - trim)
+        }
+
+        /// Rows `-rows...rows` pixels from `origin` along `bars`, each `count` samples `step`
+        /// apart along `dir` (bilinear; past the frame's edge, its edge pixels: the quiet zone
+        /// past a code at the edge).
+        static func sampled(_ frame: GrayFrame, from origin: (x: Double, y: Double), along dir: (x: Double, y: Double), step: Double,
+                            count: Int, bars: (x: Double, y: Double), rows: Int) -> [[Double]] {
             var values: [[Double]] = []
             values.reserveCapacity(2 * rows + 1)
             frame.withUnsafeBytes { p in
                 let w = frame.width, h = frame.height, stride = frame.stride
                 for t in -rows...rows {
-                    let ox = origin.x + Double(t) * g.bars.x + near * g.module * dir.x
-                    let oy = origin.y + Double(t) * g.bars.y + near * g.module * dir.y
+                    let ox = origin.x + Double(t) * bars.x, oy = origin.y + Double(t) * bars.y
                     var row = [Double](repeating: 0, count: count)
                     for i in 0..<count {
-                        // Past the frame's edge, its edge pixels (the quiet zone past a code
-                        // at the edge).
                         let x = min(max(ox + Double(i) * step * dir.x, 0), Double(w) - 1.001)
                         let y = min(max(oy + Double(i) * step * dir.y, 0), Double(h) - 1.001)
                         let xi = Int(x), yi = Int(y), fx = x - Double(xi), fy = y - Double(yi)
@@ -138,39 +208,17 @@ enum AddOnReader {
                     values.append(row)
                 }
             }
-            self.values = values
-            firstStart = (4 - near) * perModule
-            lastStart = (15 - near) * perModule
+            return values
         }
 
-        /// The rows that cross bars: those that vary along the add-on's place and agree with the
-        /// rows two pixels away (bars run across rows; clutter seldom does), the longest run of
-        /// them, as row indices.
-        func barBand() -> Range<Int>? {
-            let end = min(Int(lastStart + 47 * perModule), values.first { !$0.isEmpty }?.count ?? 0)
-            guard end > Int(firstStart) + 8 else { return nil }
-            let span = Int(firstStart)..<end
-            let spread = values.map { row -> Double in
+        /// The spread (standard deviation) of each row over `span`.
+        static func spreads(_ values: [[Double]], over span: Range<Int>) -> [Double] {
+            values.map { row -> Double in
                 guard !row.isEmpty else { return 0 }
                 let part = row[span]
                 let mean = part.reduce(0, +) / Double(part.count)
                 return (part.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(part.count)).squareRoot()
             }
-            guard let top = spread.max(), top >= 12 else { return nil }
-            let barry = values.indices.map { t -> Bool in
-                guard spread[t] >= 0.4 * top, t + 2 < values.count, !values[t + 2].isEmpty else { return false }
-                return Self.correlation(values[t], values[t + 2], span) > 0.8
-            }
-            var best: Range<Int>? = nil, runStart: Int? = nil
-            for t in 0...barry.count {
-                if t < barry.count && barry[t] { if runStart == nil { runStart = t }; continue }
-                if let a = runStart, t - a > (best?.count ?? 0) { best = a..<t }
-                runStart = nil
-            }
-            guard let run = best, run.count >= 6 else { return nil }
-            // The run's ends meet the bars' ends at a slant: leave a tenth each side.
-            let trim = run.count / 10
-            return (run.lowerBound + trim)..<(run.upperBound - trim)
         }
 
         /// The rows of `band` averaged.

@@ -71,8 +71,10 @@ extension DecodePipeline {
     /// A linear code (or a PDF417: `readsTwice`) that one engine alone read. An EAN/UPC read
     /// must fit the bars in the image (`EANVerifier`); if it does not, a zxing read may still
     /// count (zxing's EAN/UPC reader checks each digit's bars and seldom misreads): a
-    /// full-length EAN-13/UPC-A when no other engine reads a different EAN/UPC in the frame,
-    /// otherwise (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the
+    /// full-length EAN-13/UPC-A when no other engine reads a different EAN/UPC in the frame
+    /// and, with modules finer than `finestModule`, zxing reads it again from a resampled crop
+    /// (at 1.1 px a module its other thresholds read EAN-13s with wrong digits and a valid
+    /// check digit: 5 of 540 turned images of `bench/make-misreads.py --turns`), otherwise (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the
     /// frame at half size. zbar's EAN/UPC reads of blurred codes, the misreads this stops, must
     /// fit. Any other linear code, a PDF417 (or an EAN/UPC the image cannot judge) must read the
     /// same again from a resampled crop. A read that fails is kept as a doubt: when a different
@@ -109,13 +111,25 @@ extension DecodePipeline {
             // camera size: a glare or a line that hides a bar turns one into another valid code,
             // and the crop halved once gives back the same samples. A full-length code keeps the
             // one halving: its six more digits make such a chance read rare.
-            return by.isFinite && fromZXing && ((fullLength && !contradicted)
+            return by.isFinite && fromZXing && ((fullLength && !contradicted && (!Self.isFine(s, enlarged: enlarged) || rereads(s, with: engine, in: frame)))
                 || readsAtHalfSize(s, with: engine, in: frame, enlarged: fullLength ? 1 : enlarged))
         case .cannotTell:
             return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
                 || rereads(s, with: engine, in: frame)
         }
     }
+
+    /// Whether an EAN/UPC read's modules are finer than `finestModule` camera pixels (its read
+    /// line's length over its modules, in a pass's image enlarged `enlarged` times).
+    static func isFine(_ s: Symbol, enlarged: Double) -> Bool {
+        guard let modules = EANVerifier.Layout.modules(of: s.symbology), let (p, q) = s.readEnds else { return false }
+        let length = ((q.x - p.x) * (q.x - p.x) + (q.y - p.y) * (q.y - p.y)).squareRoot()
+        return length / Double(modules) / max(1, enlarged) < finestModule
+    }
+
+    /// The module (camera pixels) under which zxing's EAN/UPC reads that do not fit the image
+    /// must read again from a resampled crop (`acceptsEAN`).
+    static let finestModule = 1.4
 
     /// The add-ons of EAN/UPC reads whose rule reads them, checked and looked for on a crop
     /// around the code (widened by its width each side, where an add-on sits, on the left of a
@@ -167,13 +181,15 @@ extension DecodePipeline {
             // does not pay for them).
             let deblurred: [() -> GrayFrame] = ImagePass.lensBlurs.map { sigma in { ImagePass.deblurred(crop, sigma: sigma) } }
             lazy var fitted = AddOnReader.reads(beside: s, in: frame, across: across)
+            // An add-on read off to one side of the code is another code's (`AddOnReader.liesBeside`).
+            lazy var aside = AddOnReader.liesBeside(s, in: frame, across: across) == false
             var seen: [String] = []
             var whole = s
             for (i, look) in (looks + deblurred).enumerated() {
                 if i == looks.count, fitted.isEmpty { break }
                 guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
                 if addOn == s.addOn || seen.contains(addOn) {
-                    whole.addOn = addOn
+                    whole.addOn = aside ? nil : addOn
                     return whole
                 }
                 seen.append(addOn)
@@ -188,6 +204,7 @@ extension DecodePipeline {
                 whole.addOn = digits[0]
                 fittedAlone[k] = true
             }
+            if whole.addOn != nil, aside { whole.addOn = nil }
             return whole
         }
         // An add-on fitted beside one code that another code in the image carries, read by

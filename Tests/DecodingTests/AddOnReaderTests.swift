@@ -97,4 +97,23 @@ import Testing
             #expect(read.map { "\($0.text)+\($0.addOn ?? "")" }.sorted() == want, "\(addOn)")
         }
     }
+
+    /// The same two codes turned 66°: a slanted scan line crosses the plain EAN-13 and then the
+    /// ISBN's price, which lies past the EAN-13's end a code's height to one side. zxing reads
+    /// them as one code with an add-on in every look (a tryout's misread at 66° and 246° of 60
+    /// turns). An add-on off to one side is not the code's (`AddOnReader.liesBeside`).
+    @Test func anAddOnOffToOneSideOfTheCodeIsNotItsOwn() throws {
+        let frame = try ImageFile.load(Fixture.path("isbn-over-ean13-turned66.png"))
+        // As a kiosk reads a frame (and `scand decode`): the first code found ends the look. On
+        // two threads the first look finds the plain EAN-13 (the misread's way), on one the ISBN.
+        for addOn in [SymbologyRules.AddOn.read, .require] {
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, addOn), workers: workers).decode(frame)
+                let seen = "\(addOn), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                #expect(!read.contains { $0.text == "5901234123457" && $0.addOn != nil }, "\(seen)")
+                #expect(read.allSatisfy { $0.text == "5901234123457" || $0.text == "9780306406157" && [nil, "52495"].contains($0.addOn) }, "\(seen)")
+                if addOn == .read { #expect(!read.isEmpty, "\(seen)") }
+            }
+        }
+    }
 }

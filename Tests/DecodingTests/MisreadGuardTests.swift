@@ -142,6 +142,24 @@ import Testing
             #expect(pipeline.accepts(read, readBy: zxing, in: blank, doubts) == counts, "\(symbology): another pass's image")
         }
     }
+
+    /// An EAN-13 (4006381333931, zint's size) turned 16° and shrunk to 0.55: modules of 1.1
+    /// pixels. zxing's other thresholds read 4018381333231 (a valid check digit) whose bars do
+    /// not fit the image, and no other engine read anything there to contradict it (zxing-cpp 3.1
+    /// and zbar read nothing). A zxing read that does not fit, with modules finer than
+    /// `finestModule`, reads again from a resampled crop before it counts: this one does not,
+    /// and the code is read right from a later pass.
+    @Test func aFineCodesReadThatDoesNotFitMustReadAgain() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13-fine-turned.png"))
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text).allSatisfy { $0 == "4006381333931" }, "\(workers) workers")
+        }
+        let misread = Symbol(symbology: .ean13, text: "4018381333231", corners: [PixelPoint(x: 41, y: 79), PixelPoint(x: 148, y: 79), PixelPoint(x: 150, y: 86), PixelPoint(x: 43, y: 86)])
+        #expect(DecodePipeline.isFine(misread, enlarged: 1))
+        let twice = Symbol(symbology: .ean13, text: "4006381333931", corners: misread.corners.map { PixelPoint(x: 2 * $0.x, y: 2 * $0.y) })
+        #expect(!DecodePipeline.isFine(twice, enlarged: 1))
+        #expect(DecodePipeline.isFine(twice, enlarged: 2), "read from a pass's image enlarged twice")
+    }
 }
 
 /// Issue 42: a short code of two bar widths read as an EAN/UPC.

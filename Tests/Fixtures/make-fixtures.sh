@@ -196,6 +196,12 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # isbn-over-ean13-turned.png: an ISBN with its price (9780306406157+52495) stacked 10 px over a
 # plain EAN-13 (5901234123457), both drawn by zint with their digits, turned 33° (a tryout's
 # image: the plain EAN-13 got the ISBN's add-on, whose bars lay past its end beside its bars).
+# isbn-over-ean13-turned66.png: the same two codes (zint -b EANX -d 9780306406157+52495 and
+# -d 590123412345), the ISBN pasted 10 px over the EAN-13 on a 30 px white border, turned 66°: a
+# slanted scan line crosses the EAN-13 and then the ISBN's price, a code's height to one side,
+# and zxing read them as one code with an add-on in every look (a misread before
+# AddOnReader.liesBeside):
+# python3 -c 'from PIL import Image; a=Image.open("isbn.png").convert("L"); b=Image.open("ean.png").convert("L"); im=Image.new("L",(max(a.size[0],b.size[0])+60,a.size[1]+b.size[1]+70),255); im.paste(a,(30,30)); im.paste(b,(30,a.size[1]+40)); im.rotate(66,resample=Image.BICUBIC,expand=True,fillcolor=255).save("isbn-over-ean13-turned66.png")'
 # isbn-price.png turned 30° (a tryout: EAN-13+5 turned 20-45°, read from the rotate pass's image,
 # whose turn cut the add-on off, went out without it):
 # python3 -c 'from PIL import Image; im=Image.open("isbn-price.png").convert("L"); w,h=im.size; b=Image.new("L",(w+60,h+60),255); b.paste(im,(30,30)); b.rotate(30,resample=Image.BICUBIC,expand=True,fillcolor=255).save("isbn-price-turned.png")'
@@ -203,3 +209,6 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # read as UPC-E 16742697 from a tile at the accurate quality with UPC-E and EAN-8 alone enabled):
 # zint -b EANX -d 7674269897560+66 -o a.png
 # python3 -c 'from PIL import Image; im=Image.open("a.png").convert("L"); w,h=im.size; b=Image.new("L",(w+60,h+60),255); b.paste(im,(30,30)); r=b.rotate(58,expand=True,fillcolor=255,resample=Image.BICUBIC); r.resize((int(r.size[0]*0.8),int(r.size[1]*0.8)),Image.BILINEAR).save("ean13-addon-turned.png")'
+# ean13-fine-turned.png: zint -b EANX -d 400638133393 (4006381333931) on a 40 px white border,
+# turned 16° (PIL, bicubic, expand) and shrunk to 0.55 (bilinear): modules of 1.1 px, where
+# zxing's other thresholds read 4018381333231 (bench/make-misreads.py --turns, k1-a016-s055.png).
