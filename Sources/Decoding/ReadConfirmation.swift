@@ -119,6 +119,16 @@ extension DecodePipeline {
         }
     }
 
+    /// Whether the fitted look (`AddOnReader`) reads an EAN-2 other than `addOn` on a band of
+    /// rows and `addOn` on none. An EAN-2's only check is its value modulo 4 in its parities,
+    /// and zxing's edge measurements can turn one bar into another valid value in every look
+    /// alike (a tryout: `590123412345+12` turned 7° at 0.75 read as `72`).
+    func contradicted(_ addOn: String, by fitted: [AddOnReader.Read?]) -> Bool {
+        guard addOn.count == 2 else { return false }
+        let digits = fitted.compactMap { $0?.digits }
+        return !digits.isEmpty && !digits.contains(addOn)
+    }
+
     /// Whether an EAN/UPC read's modules are finer than `finestModule` camera pixels (its read
     /// line's length over its modules, in a pass's image enlarged `enlarged` times).
     static func isFine(_ s: Symbol, enlarged: Double) -> Bool {
@@ -189,7 +199,7 @@ extension DecodePipeline {
                 if i == looks.count, fitted.isEmpty { break }
                 guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
                 if addOn == s.addOn || seen.contains(addOn) {
-                    whole.addOn = aside ? nil : addOn
+                    whole.addOn = aside || contradicted(addOn, by: fitted) ? nil : addOn
                     return whole
                 }
                 seen.append(addOn)

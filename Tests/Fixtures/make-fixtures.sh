@@ -212,3 +212,6 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # ean13-fine-turned.png: zint -b EANX -d 400638133393 (4006381333931) on a 40 px white border,
 # turned 16° (PIL, bicubic, expand) and shrunk to 0.55 (bilinear): modules of 1.1 px, where
 # zxing's other thresholds read 4018381333231 (bench/make-misreads.py --turns, k1-a016-s055.png).
+# ean13-addon2-turned7.png and upce-addon2-turned14.png: bench/make-addon-traps.py's R2 and R3
+# (zint -b EANX -d 590123412345+12 turned 7° at 0.75; zint -b UPCE -d 0123456+12 turned 14° at
+# 0.70), whose EAN-2 zxing read as 72 in every look.
