@@ -74,8 +74,9 @@ extension DecodePipeline {
     /// full-length EAN-13/UPC-A when no other engine reads a different EAN/UPC in the frame
     /// and, with modules finer than `finestModule`, zxing reads it again from a resampled crop
     /// (at 1.1 px a module its other thresholds read EAN-13s with wrong digits and a valid
-    /// check digit: 5 of 540 turned images of `bench/make-misreads.py --turns`), otherwise (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the
-    /// frame at half size. zbar's EAN/UPC reads of blurred codes, the misreads this stops, must
+    /// check digit: 5 of 540 turned images of `bench/make-misreads.py --turns`); otherwise
+    /// (contradicted, or a short UPC-E/EAN-8) only when zxing reads the same from the frame at
+    /// half size. zbar's EAN/UPC reads of blurred codes, the misreads this stops, must
     /// fit. Any other linear code, a PDF417 (or an EAN/UPC the image cannot judge) must read the
     /// same again from a resampled crop. A read that fails is kept as a doubt: when a different
     /// engine reads the same in a later pass of the same frame, both count.
@@ -110,9 +111,11 @@ extension DecodePipeline {
             // A short code (UPC-E, EAN-8) from an enlarged crop must read again at half its
             // camera size: a glare or a line that hides a bar turns one into another valid code,
             // and the crop halved once gives back the same samples. A full-length code keeps the
-            // one halving: its six more digits make such a chance read rare.
-            return by.isFinite && fromZXing && ((fullLength && !contradicted && (!Self.isFine(s, enlarged: enlarged) || rereads(s, with: engine, in: frame)))
-                || readsAtHalfSize(s, with: engine, in: frame, enlarged: fullLength ? 1 : enlarged))
+            // one halving: its six more digits make such a chance read rare, unless its modules
+            // are finer than `finestModule` (then it must read again from a resampled crop).
+            guard by.isFinite, fromZXing else { return false }
+            if fullLength, !contradicted, !Self.isFine(s, enlarged: enlarged) || rereads(s, with: engine, in: frame) { return true }
+            return readsAtHalfSize(s, with: engine, in: frame, enlarged: fullLength ? 1 : enlarged)
         case .cannotTell:
             return (fromZXing && fullLength && (!contradicted || readsAtHalfSize(s, with: engine, in: frame)))
                 || rereads(s, with: engine, in: frame)
@@ -123,7 +126,7 @@ extension DecodePipeline {
     /// rows and `addOn` on none. An EAN-2's only check is its value modulo 4 in its parities,
     /// and zxing's edge measurements can turn one bar into another valid value in every look
     /// alike (a tryout: `590123412345+12` turned 7° at 0.75 read as `72`).
-    func contradicted(_ addOn: String, by fitted: [AddOnReader.Read?]) -> Bool {
+    static func disputed(_ addOn: String, by fitted: [AddOnReader.Read?]) -> Bool {
         guard addOn.count == 2 else { return false }
         let digits = fitted.compactMap { $0?.digits }
         return !digits.isEmpty && !digits.contains(addOn)
@@ -199,7 +202,7 @@ extension DecodePipeline {
                 if i == looks.count, fitted.isEmpty { break }
                 guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
                 if addOn == s.addOn || seen.contains(addOn) {
-                    whole.addOn = aside || contradicted(addOn, by: fitted) ? nil : addOn
+                    whole.addOn = aside || Self.disputed(addOn, by: fitted) ? nil : addOn
                     return whole
                 }
                 seen.append(addOn)
