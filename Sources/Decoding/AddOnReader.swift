@@ -74,17 +74,17 @@ enum AddOnReader {
         let code = Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: count, bars: g.bars, rows: reach)
         let spread = Rows.spreads(code, over: 0..<count)
         guard let top = spread.max(), top >= 12 else { return nil }
-        // The run of rows across the code's bars around the rows read (the middle, row `reach`).
+        // The run of rows across the code's bars nearest the rows read (the middle, row `reach`).
         let crossing = { (t: Int) in spread[t] >= 0.4 * top }
-        guard let read = (0...reach).flatMap({ [reach - $0, reach + $0] }).first(where: crossing) else { return nil }
-        var low = read, high = read
+        guard let d = (0...reach).first(where: { crossing(reach - $0) || crossing(reach + $0) }) else { return nil }
+        var low = crossing(reach - d) ? reach - d : reach + d, high = low
         while low > 0, crossing(low - 1) { low -= 1 }
         while high + 1 < spread.count, crossing(high + 1) { high += 1 }
         // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
         // read given as its bounding box, whose sides are not its guards).
         guard high - low >= 8 else { return nil }
-        let inLine = barry[low...high].filter { $0 }.count
-        return inLine >= min(6, (barry.filter { $0 }.count + 1) / 2)
+        let inLine = barry[low...high].filter { $0 }.count, all = barry.filter { $0 }.count
+        return inLine >= min(6, (all + 1) / 2)
     }
 
     /// The main code as a line: its end, the direction along it and along its bars, its module.
