@@ -17,8 +17,11 @@ public struct KioskCore: Sendable {
         case kiosk(KioskEvent)
         /// A frame of `session` was decoded in `seconds` (`brightness`: the viewport's mean level).
         /// `frame`: the decoded frame's size, which the codes' corners are in (the `located`
-        /// event carries it: frames of a session may differ in size).
-        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil)
+        /// event carries it: frames of a session may differ in size). `deepLookFollows`: a first
+        /// look that found nothing, whose frame gets the deep passes next (no code yet is not a
+        /// frame without one).
+        case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil,
+                     deepLookFollows: Bool = false)
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)
         /// Guidance for the person aiming, from a frame of `session` that could not be read.
@@ -193,11 +196,11 @@ public struct KioskCore: Sendable {
             return kiosk(.started, now: now) + camera(.start, now: now)
         case .kiosk(let event):
             return kiosk(event, now: now)
-        case .decoded(let session, let symbols, let seconds, let brightness, let frame):
+        case .decoded(let session, let symbols, let seconds, let brightness, let frame, let deepLookFollows):
             guard stream.capturing == session else { return [] }
             framesDecoded += 1
             decodeSeconds += seconds
-            statistics.frame(showing: symbols, at: now)
+            if !deepLookFollows || !symbols.isEmpty { statistics.frame(showing: symbols, at: now) }
             lastProgress = now
             var actions: [Action] = []
             if !symbols.isEmpty, emitsEvents {
@@ -208,7 +211,8 @@ public struct KioskCore: Sendable {
                 if let frame { fields["width"] = "\(frame.width)"; fields["height"] = "\(frame.height)" }
                 actions += event("located", fields)
             }
-            return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness)))]
+            return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness,
+                                                       deepLookFollows: deepLookFollows)))]
         case .captureFailed(let session, let state, let message):
             guard stream.capturing == session, stream.streaming else { return [] }
             return [.log(.error, message), .followUp(.camera(.failed(state)))]

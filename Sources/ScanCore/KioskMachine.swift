@@ -17,7 +17,10 @@ public enum KioskEvent: Equatable, Sendable {
     /// Symbols decoded from a frame of `session`, viewport already applied, nearest the
     /// viewport's centre first, at `at` (any monotonic time: the same-symbol window is measured
     /// on it). `brightness`: the viewport's mean level (0...255), for the automatic torch.
-    case decoded(session: Int, symbols: [Symbol], at: Duration = .zero, brightness: Double? = nil)
+    /// `deepLookFollows`: nothing found yet, the frame's deep passes to come; it does not break
+    /// the run of frames a code must agree over (a code only the deep passes read comes between
+    /// such first looks of the frames after its own).
+    case decoded(session: Int, symbols: [Symbol], at: Duration = .zero, brightness: Double? = nil, deepLookFollows: Bool = false)
     /// The change detector saw the scene change (presentation mode).
     case sceneChanged
     /// Driving the torch line failed: the torch is in an unknown state.
@@ -196,8 +199,8 @@ public struct KioskMachine: Sendable {
             return sessionTorch()
         case .timerFired(let timer):
             return timerFired(timer)
-        case .decoded(let from, let symbols, let now, let brightness):
-            return decoded(from: from, symbols, at: now, brightness: brightness)
+        case .decoded(let from, let symbols, let now, let brightness, let deepLookFollows):
+            return decoded(from: from, symbols, at: now, brightness: brightness, deepLookFollows: deepLookFollows)
         case .sceneChanged:
             switch phase {
             case .watching:
@@ -338,7 +341,7 @@ public struct KioskMachine: Sendable {
         }
     }
 
-    private mutating func decoded(from: Int, _ symbols: [Symbol], at now: Duration, brightness: Double?) -> [KioskEffect] {
+    private mutating func decoded(from: Int, _ symbols: [Symbol], at now: Duration, brightness: Double?, deepLookFollows: Bool) -> [KioskEffect] {
         guard phase == .scanning(session: from) else { return [] }
         var effects: [KioskEffect] = []
         if let brightness, torchMode == .auto, torch == .off, light.isDark(after: brightness) {
@@ -346,6 +349,9 @@ public struct KioskMachine: Sendable {
             // The lens focused in the dark: once more in the torch's light.
             if settings.focusMode == .onRequest { effects += [.autofocus] }
         }
+        // Nothing yet, the frame's deep passes to come: not a frame without a code (for the
+        // frames a code must agree over, and for the same-symbol filter's sightings).
+        if deepLookFollows, symbols.allSatisfy(\.isEmpty) { return effects }
         if framesToSkip > 0 {
             framesToSkip -= 1
             return effects

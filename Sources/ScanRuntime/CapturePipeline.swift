@@ -63,10 +63,10 @@ public final class CapturePipeline: Sendable {
             let started = ContinuousClock.now
             let look = staged.firstLook(frame, viewport: tuning.viewport)
             let seconds = (ContinuousClock.now - started).milliseconds / 1000
-            inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness,
-                                   frame: FrameSize(width: frame.width, height: frame.height)))
             let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
                                                       frame: frame, viewport: tuning.viewport) : nil
+            inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness,
+                                   frame: FrameSize(width: frame.width, height: frame.height), deepLookFollows: deep != nil))
             return (inputs, deep)
         }
     }

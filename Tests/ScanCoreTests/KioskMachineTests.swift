@@ -310,6 +310,29 @@ import Testing
         #expect(m.handle(.decoded(session: 1, symbols: [b])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: b))))
     }
 
+    /// A code that only the deep passes read comes with each frame's first look between its
+    /// reads: a first look that found nothing yet, its frame's deep passes to come, is not a
+    /// frame without the code. (Each such look broke the run, and a linear code that only the
+    /// deep passes read, not checked within its frame, was never sent.)
+    @Test func aFirstLookThatLeavesTheFrameToTheDeepPassesDoesNotBreakTheRun() {
+        var s = KioskSettings()
+        s.agreeingFrames = [.upcA: 2]
+        var m = KioskMachine(settings: s)
+        _ = m.handle(.started)
+        _ = m.handle(.cameraChanged(.available))
+        _ = m.handle(.buttonPressed)
+        let upc = Symbol(symbology: .upcA, text: "725078102615")
+        #expect(m.handle(.decoded(session: 1, symbols: [], deepLookFollows: true)) == [])
+        #expect(m.handle(.decoded(session: 1, symbols: [upc])) == [], "the first frame's deep passes: 1 of 2")
+        #expect(m.handle(.decoded(session: 1, symbols: [], deepLookFollows: true)) == [], "the next frame's first look")
+        #expect(m.handle(.decoded(session: 1, symbols: [upc])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: upc))))
+        // A frame whose look is over without the code still starts over.
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.decoded(session: 2, symbols: [upc])) == [])
+        #expect(m.handle(.decoded(session: 2, symbols: [])) == [])
+        #expect(m.handle(.decoded(session: 2, symbols: [upc])) == [], "starts over: 1 of 2")
+    }
+
     /// Issue 14: a read checked within its frame (an EAN whose bars fit, two engines alike)
     /// counts as two agreeing frames; with three required, it still needs another frame.
     @Test func aReadVerifiedInItsFrameCountsTwice() {
