@@ -144,8 +144,11 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         return look.symbols.isEmpty ? deepLookInParallel(look, abandon: abandon) : look.symbols
     }
 
+    /// Where the first engine finds nothing and the quality's deep passes follow, the other
+    /// engines' look at the region is left to them (`deepLook`): the first look is the first
+    /// engine's alone. Passes given (`init(passes:)`) follow every engine's first look.
     public func firstLook(_ frame: GrayFrame, viewport: Viewport) -> FirstLook {
-        firstLook(frame, viewport: viewport, othersDeferred: false)
+        firstLook(frame, viewport: viewport, othersDeferred: !passes.isEmpty && !passesGiven)
     }
 
     /// `othersDeferred`: where the first engine finds nothing, the other engines do not look
@@ -175,7 +178,15 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     public func deepLook(_ look: FirstLook, abandon: () -> Bool) -> [Symbol] {
         guard look.region.width > 0, let doubts = look.doubts as? Doubts else { return [] }
         let region = look.region
-        let (passes, made) = plan(for: region)
+        let (order, made) = plan(for: region)
+        var passes = order
+        // After a deferred first look, the region as it is is read by zxing's other thresholds,
+        // then by the other engines (`asIs`), where the `thresholds` pass would be: after
+        // `rotate`, which reads a turned linear code for a few milliseconds. (Two threads put it
+        // first, beside the passes after it: `deepLookInParallel`.)
+        if look.deferred {
+            if let t = passes.firstIndex(of: .thresholds) { passes[t] = .asIs } else { passes.insert(.asIs, at: 0) }
+        }
         for (p, pass) in passes.enumerated() {
             let lookers = lookers(pass, engines)
             guard !lookers.isEmpty else { continue }
@@ -187,8 +198,10 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                     doubts.image = PassImage(pass: p, index: i)
                     i += 1
                     var lists: [[Symbol]] = []
-                    for looker in lookers {
+                    for (k, looker) in lookers.enumerated() {
                         if abandon() { return [] }
+                        // After a deferred first look, its first engine has read the region.
+                        if pass == .asIs && k == 0 { lists.append([]); continue }
                         lists.append(looker.decode(transformed.frame))
                         let found = weighSoFar(lists, by: lookers, in: transformed, doubts, region: region)
                         if !found.isEmpty { return Self.placed(found, in: region, at: look.origin) }

@@ -19,7 +19,7 @@ struct PassesBench: ParsableCommand {
     @Flag(help: "Instead of timing, print a digest (FNV-1a) of each pass's images for every file: a change to the image filters that should keep every pixel shows the same digests before and after.")
     var digests = false
 
-    @Flag(help: "Instead of timing the images, tell which passes read each file (the manifest.json of the nearest folder above it gives the expected text): the first look, then each pass alone after it, on one thread, with the time each took. Shows where a slow read or a miss could be read sooner.")
+    @Flag(help: "Instead of timing the images, tell which passes read each file (the manifest.json of the nearest folder above it gives the expected text): the first look, then each pass alone after it, on one thread, with the time each took, and the frame's condition where it moves passes up (out of focus, dark). Shows where a slow read or a miss could be read sooner.")
     var reads = false
 
     @Flag(help: "With --reads: also each pass that read nothing, and its time (the figures to weigh another order of the passes with).")
@@ -88,7 +88,10 @@ struct PassesBench: ParsableCommand {
                 return (DecodeBench.judge(record, found.map { ($0.text, $0.bytes) }), ms)
             }
             let (first, firstMs) = verdict(firstLook)
-            var line = "\(file): first look \(first) \(fixed(firstMs, 1)) ms"
+            // The frame's condition, which moves passes up (`ImagePass.passes(for:condition:)`).
+            let condition = FrameCondition(of: frame)
+            let told = [condition.isOutOfFocus ? "out of focus" : nil, condition.isDark ? "dark" : nil].compactMap { $0 }
+            var line = "\(file): first look \(first) \(fixed(firstMs, 1)) ms" + (told.isEmpty ? "" : " (" + told.joined(separator: ", ") + ")")
             var read = first == .correct
             if read { print(line); continue }
             var readers: [String] = []

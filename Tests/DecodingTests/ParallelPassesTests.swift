@@ -149,10 +149,28 @@ import Testing
         #expect(two.decode(frames[2]).map(\.text) == one.decode(frames[2]).map(\.text))
     }
 
-    /// A Code 39 under glare that zxing reads and zbar does not (cut from seed 2468): on several
-    /// threads the first look accepts zxing's read on zxing's own reread from a resampled crop,
-    /// and leaves zbar's look at the whole region (3-11 ms) to the deep look, which is not
-    /// needed; one thread's first look still has zbar look. Both give the code.
+    /// One thread defers as well: where zxing's first look reads nothing, the first look is
+    /// zxing's alone, and the deep look reads the region as it is with zxing's other thresholds,
+    /// then zbar, in the place of the `thresholds` pass (after `rotate`, which reads a turned
+    /// linear code sooner). A pipeline without deep passes (`fast`), or given its passes to
+    /// measure them, still has every engine look first.
+    @Test func oneThreadLeavesTheOtherEnginesLookToTheDeepLook() throws {
+        let one = DecodePipeline()
+        for (file, text) in [("upca-glare.png", "725078102615"), ("itf-turned.jpg", "885877356459")] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            let look = one.firstLook(frame, viewport: .full)
+            #expect(look.deferred && look.symbols.isEmpty, "\(file)")
+            #expect(one.deepLook(look, abandon: { false }).map(\.text) == [text], "\(file)")
+            #expect(one.decode(frame).map(\.text) == [text], "\(file)")
+            #expect(!DecodePipeline(quality: .fast).firstLook(frame, viewport: .full).deferred, "\(file)")
+            #expect(!DecodePipeline(passes: [.rotate]).firstLook(frame, viewport: .full).deferred, "\(file)")
+        }
+    }
+
+    /// A Code 39 under glare that zxing reads and zbar does not (cut from seed 2468): the first
+    /// look accepts zxing's read on zxing's own reread from a resampled crop, and leaves zbar's
+    /// look at the whole region (3-11 ms) to the deep look, which is not needed; a first look
+    /// that does not defer (`lookFirst`'s default) still has zbar look. Both give the code.
     @Test func aReadZXingReadsAgainNeedsNoOtherLookAtTheWholeFrame() throws {
         let frame = try ImageFile.load(Fixture.path("code39-zxing-only.png"))
         #expect(ZBarDecoder().decode(frame).isEmpty)
