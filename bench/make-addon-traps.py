@@ -5,8 +5,12 @@ own (a tryout of stop 50; docs/decoding.md says which are still misread). Each i
 40 px of white on every side; then PIL rotate(angle, BICUBIC, expand=True, fillcolor=255); then,
 if scale != 1, resize((int(w*scale), int(h*scale)), BILINEAR). Needs zint, numpy and Pillow.
 
-usage: make-addon-traps.py OUT_DIR   (prints each image's name and what it holds)"""
-import os, subprocess, sys
+usage: make-addon-traps.py OUT_DIR   (prints each image's name and what it holds)
+
+OUT_DIR/manifest.json judges them with `scand bench decode OUT_DIR --set
+symbology.ean13.addon=read` (and upca, upce, ean8): each record is the image's first code with its
+add-on ("" where it has none: any add-on is a misread), the other codes in `others`."""
+import json, os, subprocess, sys
 import numpy as np
 from PIL import Image
 if len(sys.argv) != 2:
@@ -21,6 +25,15 @@ def z(k):
     p = os.path.join(OUT, "z_%s.png" % k)
     subprocess.run(["zint", "-b", Z[k][0], "-d", Z[k][1], "-o", p], check=True)
     return Image.open(p).convert("L")
+RECORDS = {  # name: symbology, text, add-on ("": none), the other codes
+ "R1-ean13p2-47": ("EAN-13", "4006381333931", "47", None), "R2-ean13p2-12": ("EAN-13", "5901234123457", "12", None),
+ "R3-upcep2-12": ("UPC-E", "01234565", "12", None), "R4-ean13-lone-ean5-above-right": ("EAN-13", "5901234123457", "", None),
+ "R5-ean8-lone-ean2-below-right": ("EAN-8", "12345670", "", None),
+ "R6-isbn-lone-ean5-below-addon": ("EAN-13", "9780306406157", "52495", None),
+ "R7-two-isbn-stacked": ("EAN-13", "9780306406157", "52495", ["9781861978769"]),
+ "R8-isbn-over-upca5": ("EAN-13", "9780306406157", "52495", ["725272730706"]),
+ "R9-ean13p2-over-ean13": ("EAN-13", "5901234123457", "12", ["4006381333931"]),
+}
 CASES = [  # name, pastes, angle, scale, expected
  ("R1-ean13p2-47", [("ean2b", 0, 0)], 0, 0.70, "EAN-13 4006381333931 + 47"),
  ("R2-ean13p2-12", [("ean2", 0, 0)], 7.0, 0.75, "EAN-13 5901234123457 + 12"),
@@ -42,3 +55,12 @@ for name, pastes, angle, scale, exp in CASES:
     if scale != 1.0:
         img = img.resize((int(img.size[0] * scale), int(img.size[1] * scale)), Image.BILINEAR)
     img.save(os.path.join(OUT, name + ".png")); print(name + ".png", "expected:", exp)
+manifest = []
+for name, _, _, _, _ in CASES:
+    symbology, text, addon, others = RECORDS[name]
+    record = {"file": name + ".png", "symbology": symbology, "text": text, "addon": addon, "difficulty": name.split("-")[0]}
+    if others:
+        record["others"] = others
+    manifest.append(record)
+with open(os.path.join(OUT, "manifest.json"), "w") as f:
+    json.dump(manifest, f, indent=1)

@@ -57,7 +57,10 @@ enum AddOnReader {
 
     /// Whether the bars where `s`'s add-on would be read lie in line with `s`'s own bars rather
     /// than off to one side: of the rows that cross bars past the code's end (`Rows.barRows`),
-    /// six, or half where there are fewer, are rows that cross the code's last modules. A book's
+    /// six, or half where there are fewer, and a third in all, are rows that cross the code's
+    /// last modules. A lone add-on printed past a code's end but a code's height higher or lower,
+    /// sharing a few of its rows, was attached (bench/make-addon-traps.py R4 and R5); a code's
+    /// own add-on has a half or more of its rows in line on the generated add-on sets. A book's
     /// price printed over its ISBN, the ISBN stacked over a plain EAN-13 and turned, lies past
     /// the EAN-13's end a code's height to one side, and a slanted scan line crosses both: zxing
     /// reads the EAN-13 with the price in every look at it (a tryout's image, turned 66° and
@@ -84,7 +87,7 @@ enum AddOnReader {
         // read given as its bounding box, whose sides are not its guards).
         guard high - low >= 8 else { return nil }
         let inLine = barry[low...high].filter { $0 }.count, all = barry.filter { $0 }.count
-        return inLine >= min(6, (all + 1) / 2)
+        return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all
     }
 
     /// The main code as a line: its end, the direction along it and along its bars, its module.

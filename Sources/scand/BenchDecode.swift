@@ -237,7 +237,8 @@ struct DecodeBench: ParsableCommand {
     /// Where the record names the other codes in the image (`others`), any result that is
     /// neither the expected code nor one of them is a misread, even beside a right one. Where it
     /// names an add-on and the decoder reports add-ons (`addOns`, one per result), the right
-    /// code with another add-on is a misread, and without one a miss.
+    /// code with another add-on is a misread, and without one a miss; where it names the empty
+    /// add-on (the code has none), the right code with any add-on is a misread.
     static func judge(_ r: Record, _ results: [(String, [UInt8])], addOns: [String?]? = nil) -> Outcome.Verdict {
         guard let want = r.text else { return results.isEmpty ? .correct : .misread }
         if results.isEmpty { return .missed }
@@ -251,6 +252,7 @@ struct DecodeBench: ParsableCommand {
         }
         for (i, (text, bytes)) in results.enumerated() where matches(text, bytes, want) {
             if let addon = r.addon, let addOns {
+                if addon.isEmpty { return addOns[i] == nil ? .correct : .misread }
                 guard let got = addOns[i] else { return .missed }
                 return got == addon ? .correct : .misread
             }

@@ -62,6 +62,24 @@ import Testing
         #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("qr.png,QR-Code,clean,misread,"))
     }
 
+    /// A record's add-on: the code's own (a read without it is a miss, with another a misread),
+    /// or none (`""`: a read that gives the code an add-on is a misread).
+    @Test func anAddOnIsJudgedAndSoIsOneTheCodeDoesNotHave() throws {
+        let corpus = try Self.corpus("bench-addon", holding: "isbn-price.png", manifest: "[]")
+        defer { try? FileManager.default.removeItem(at: corpus) }
+        let csv = corpus.appendingPathComponent("out.csv").path
+        let quiet = ["--decoders", "pipeline-balanced", "--no-zbarimg", "--no-zxing-reader", "--no-zxing-cpp", "--workers", "1", "--csv", csv]
+        let read = ["--set", "symbology.ean13.addon=read"]
+        for (addon, options, verdict) in [("52495", read, "correct"), ("52490", read, "misread"), ("52495", [], "missed"),
+                                          ("", read, "misread"), ("", [], "correct")] {
+            try Data(#"[{"file": "isbn-price.png", "symbology": "EAN-13", "text": "9780306406157", "addon": "\#(addon)", "difficulty": "book"}]"#.utf8)
+                .write(to: corpus.appendingPathComponent("manifest.json"))
+            let run = try Run.scand(["bench", "decode", corpus.path] + quiet + options)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("isbn-price.png,EAN-13,book,\(verdict),"), "add-on \(addon) \(options)")
+        }
+    }
+
     /// The table's columns line up whatever the decoders' names (ZXingReader's ran one over),
     /// and a time ratio is given only against zxing-cpp 3.1 in-process, where it ran: without
     /// it, rows said "(1.00x the reference's time)" of whichever decoder came last.

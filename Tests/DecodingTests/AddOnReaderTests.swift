@@ -117,6 +117,20 @@ import Testing
         }
     }
 
+    /// A lone add-on printed past a code's end, but a code's height higher or lower, shares a few
+    /// of the code's rows: it was attached (bench/make-addon-traps.py R4 and R5). Of its rows
+    /// across bars a third must be in line with the code's.
+    @Test func aLoneAddOnThatSharesFewOfTheCodesRowsIsNotItsOwn() throws {
+        for (file, symbology, text) in [("ean13-lone-ean5-above.png", Symbology.ean13, "5901234123457"), ("ean8-lone-ean2-below.png", .ean8, "12345670")] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(symbology, .read), workers: workers).decode(frame)
+                let seen = "\(file), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                #expect(read.map(\.text) == [text] && read.allSatisfy { $0.addOn == nil }, "\(seen)")
+            }
+        }
+    }
+
     /// An EAN-2 has one check, its value modulo 4 in its parities: zxing read `590123412345+12`
     /// turned 7° at 0.75 as `+72`, and an UPC-E's `+12` turned 14° at 0.70 as `+72`, in every
     /// look alike (a tryout's images, bench/make-addon-traps.py R2 and R3). Where the fitted look

@@ -215,3 +215,6 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # ean13-addon2-turned7.png and upce-addon2-turned14.png: bench/make-addon-traps.py's R2 and R3
 # (zint -b EANX -d 590123412345+12 turned 7° at 0.75; zint -b UPCE -d 0123456+12 turned 14° at
 # 0.70), whose EAN-2 zxing read as 72 in every look.
+# ean13-lone-ean5-above.png and ean8-lone-ean2-below.png: bench/make-addon-traps.py's R4 and R5
+# (an EAN-13 with a lone EAN-5 77777 past its end, 100 px higher; an EAN-8 with a lone EAN-2 12
+# past its end, 105 px lower), whose lone add-on was attached sharing a few of the code's rows.
