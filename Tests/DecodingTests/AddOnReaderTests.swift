@@ -26,6 +26,13 @@ import Testing
     static func parities(_ pattern: String) -> [Bool] { pattern.map { $0 == "G" } }
 
     /// The default rules with `symbology`'s add-ons read as `addOn` says.
+    /// What the balanced pipeline on `workers` threads reads in fixture `file` with `symbology`'s
+    /// add-ons read, and the reads as a message.
+    static func read(_ file: String, _ symbology: Symbology, workers: Int) throws -> ([Symbol], String) {
+        let read = DecodePipeline(quality: .balanced, rules: rules(symbology, .read), workers: workers).decode(try ImageFile.load(Fixture.path(file)))
+        return (read, "\(file), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })")
+    }
+
     static func rules(_ symbology: Symbology, _ addOn: SymbologyRules.AddOn) -> SymbologyRules {
         var rules = SymbologyRules()
         var rule = rules.rule(symbology)
@@ -122,10 +129,8 @@ import Testing
     /// across bars a third must be in line with the code's.
     @Test func aLoneAddOnThatSharesFewOfTheCodesRowsIsNotItsOwn() throws {
         for (file, symbology, text) in [("ean13-lone-ean5-above.png", Symbology.ean13, "5901234123457"), ("ean8-lone-ean2-below.png", .ean8, "12345670")] {
-            let frame = try ImageFile.load(Fixture.path(file))
             for workers in [1, 2] {
-                let read = DecodePipeline(quality: .balanced, rules: Self.rules(symbology, .read), workers: workers).decode(frame)
-                let seen = "\(file), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                let (read, seen) = try Self.read(file, symbology, workers: workers)
                 #expect(read.map(\.text) == [text] && read.allSatisfy { $0.addOn == nil }, "\(seen)")
             }
         }
@@ -137,10 +142,8 @@ import Testing
     /// reads another EAN-2 and never zxing's, the code goes without it.
     @Test func anEAN2TheFittedLookContradictsIsNotSent() throws {
         for (file, symbology, text) in [("ean13-addon2-turned7.png", Symbology.ean13, "5901234123457"), ("upce-addon2-turned14.png", .upcE, "01234565")] {
-            let frame = try ImageFile.load(Fixture.path(file))
             for workers in [1, 2] {
-                let read = DecodePipeline(quality: .balanced, rules: Self.rules(symbology, .read), workers: workers).decode(frame)
-                let seen = "\(file), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                let (read, seen) = try Self.read(file, symbology, workers: workers)
                 #expect(read.map(\.text) == [text], "\(seen)")
                 #expect(read.allSatisfy { [nil, "12"].contains($0.addOn) }, "\(seen)")
             }

@@ -295,13 +295,19 @@ import Testing
 }
 
 @Suite struct AgreeingFramesTests {
-    @Test func aLinearCodeCountsAfterItsAgreeingFrames() {
+    /// A kiosk scanning (session 1) with `agreeing` frames per symbology.
+    static func scanning(_ agreeing: [Symbology: Int]) -> KioskMachine {
         var s = KioskSettings()
-        s.agreeingFrames = [.ean13: 2]
+        s.agreeingFrames = agreeing
         var m = KioskMachine(settings: s)
         _ = m.handle(.started)
         _ = m.handle(.cameraChanged(.available))
         _ = m.handle(.buttonPressed)
+        return m
+    }
+
+    @Test func aLinearCodeCountsAfterItsAgreeingFrames() {
+        var m = Self.scanning([.ean13: 2])
         let a = Symbol(symbology: .ean13, text: "5901234123457"), b = Symbol(symbology: .ean13, text: "4006381333931")
         #expect(m.handle(.decoded(session: 1, symbols: [a])) == [])
         #expect(m.handle(.decoded(session: 1, symbols: [b])) == [], "a different code starts over")
@@ -315,12 +321,7 @@ import Testing
     /// frame without the code. (Each such look broke the run, and a linear code that only the
     /// deep passes read, not checked within its frame, was never sent.)
     @Test func aFirstLookThatLeavesTheFrameToTheDeepPassesDoesNotBreakTheRun() {
-        var s = KioskSettings()
-        s.agreeingFrames = [.upcA: 2]
-        var m = KioskMachine(settings: s)
-        _ = m.handle(.started)
-        _ = m.handle(.cameraChanged(.available))
-        _ = m.handle(.buttonPressed)
+        var m = Self.scanning([.upcA: 2])
         let upc = Symbol(symbology: .upcA, text: "725078102615")
         #expect(m.handle(.decoded(session: 1, symbols: [], deepLookFollows: true)) == [])
         #expect(m.handle(.decoded(session: 1, symbols: [upc])) == [], "the first frame's deep passes: 1 of 2")
@@ -336,12 +337,7 @@ import Testing
     /// Issue 14: a read checked within its frame (an EAN whose bars fit, two engines alike)
     /// counts as two agreeing frames; with three required, it still needs another frame.
     @Test func aReadVerifiedInItsFrameCountsTwice() {
-        var s = KioskSettings()
-        s.agreeingFrames = [.ean13: 2, .code128: 3]
-        var m = KioskMachine(settings: s)
-        _ = m.handle(.started)
-        _ = m.handle(.cameraChanged(.available))
-        _ = m.handle(.buttonPressed)
+        var m = Self.scanning([.ean13: 2, .code128: 3])
         var ean = Symbol(symbology: .ean13, text: "5901234123457")
         ean.verifiedInFrame = true
         #expect(m.handle(.decoded(session: 1, symbols: [ean])).contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: ean))))
