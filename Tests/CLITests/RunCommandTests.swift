@@ -136,6 +136,27 @@ import Testing
         }
     }
 
+    /// A code that only the deep passes read (a UPC-A under glare that zxing's first look misses
+    /// and nothing reads again within its frame) is delivered by the daemon as built. Before, the
+    /// first looks between its deep reads broke the two frames a linear code must agree over, and
+    /// it was located at every frame and never sent.
+    @Test func theDaemonDeliversACodeOnlyTheDeepPassesRead() async throws {
+        let dir = try Fixture.temporaryFolder("scand-deep")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        try ("hardware = \"simulated\"\n[camera]\nimages = [\"\(Fixture.path("upca-glare.png"))\"]\n"
+            + "[gpio]\nboard = \"simulated\"\nbutton = { pin = \"GPIO17\" }\n[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\n")
+            .write(to: config, atomically: true, encoding: .utf8)
+        let logFile = dir.appendingPathComponent("stderr.log")
+        let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin", "--press-every", "15"], log: logFile)
+        defer { if process.isRunning { process.interrupt(); kill(process.processIdentifier, SIGKILL) } }
+        func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+        _ = await Poll.until(90) { log().contains("725078102615") }
+        kill(process.processIdentifier, SIGTERM)
+        #expect(await ChildProcess.exitStatus(process) == 0)
+        #expect(log().contains("725078102615"), "\(log())")
+    }
+
     /// Issue 13, defect 9: a symbology no configured engine reads was accepted and never read.
     @Test func checkConfigRejectsASymbologyNoEngineReads() throws {
         let path = Self.repo.appendingPathComponent("config/scand.toml").path
