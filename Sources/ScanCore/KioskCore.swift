@@ -22,6 +22,10 @@ public struct KioskCore: Sendable {
         /// frame without one).
         case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil,
                      deepLookFollows: Bool = false)
+        /// The deep passes of a frame of `session` whose first look left it to them found nothing
+        /// in `seconds` (or were spared: its scene was already found to hold nothing): the frame
+        /// counts as one without a code.
+        case deepLookFoundNothing(session: Int, seconds: Double)
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)
         /// Guidance for the person aiming, from a frame of `session` that could not be read.
@@ -213,6 +217,12 @@ public struct KioskCore: Sendable {
             }
             return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness,
                                                        deepLookFollows: deepLookFollows)))]
+        case .deepLookFoundNothing(let session, let seconds):
+            guard stream.capturing == session else { return [] }
+            decodeSeconds += seconds
+            statistics.frame(showing: [], at: now)
+            lastProgress = now
+            return [.followUp(.kiosk(.decoded(session: session, symbols: [], at: now)))]
         case .captureFailed(let session, let state, let message):
             guard stream.capturing == session, stream.streaming else { return [] }
             return [.log(.error, message), .followUp(.camera(.failed(state)))]

@@ -80,19 +80,25 @@ public final class CapturePipeline: Sendable {
     /// fruitless; when they find nothing, guidance (`now`: for its interval; `torchOn`: whether
     /// the torch is lit).
     public func deepLook(_ job: DeepJob, current: () -> Bool, now: Duration, torchOn: Bool) -> [KioskCore.Input] {
-        let skip = state.withLock { s -> Bool in
-            if SceneChangeDetector.differs(job.grid, s.newest) { return true }
-            if let f = s.fruitless, f.work == job.work, !SceneChangeDetector.differs(f.grid, job.grid) { return true }
-            return false
+        let (moved, fruitless) = state.withLock { s -> (Bool, Bool) in
+            (SceneChangeDetector.differs(job.grid, s.newest),
+             s.fruitless.map { $0.work == job.work && !SceneChangeDetector.differs($0.grid, job.grid) } ?? false)
         }
-        guard current(), !skip else { return [] }
+        guard current(), !moved else { return [] }
+        // A scene already found to hold nothing: this frame holds nothing either.
+        guard !fruitless else { return [.deepLookFoundNothing(session: job.session, seconds: 0)] }
         let started = ContinuousClock.now
         let symbols = job.decoder.deepLook(job.look, abandon: { !current() || sceneMovedOn(since: job) })
+        let seconds = (ContinuousClock.now - started).milliseconds / 1000
         if !symbols.isEmpty, current(), !sceneMovedOn(since: job) {
             state.withLock { $0.fruitless = nil }
-            return [.decoded(session: job.session, symbols: symbols, seconds: (ContinuousClock.now - started).milliseconds / 1000,
+            return [.decoded(session: job.session, symbols: symbols, seconds: seconds,
                              frame: FrameSize(width: job.frame.width, height: job.frame.height))]
         }
+        // The frame holds no code (its first look left it to these passes: it counts now), unless
+        // they were given up because the scene moved on or the work changed.
+        let nothing: [KioskCore.Input] = current() && !sceneMovedOn(since: job)
+            ? [.deepLookFoundNothing(session: job.session, seconds: seconds)] : []
         // Nothing read: what a person could change, at most twice a second.
         let guide = state.withLock { s -> Bool in
             s.fruitless = (job.work, job.grid)
@@ -100,8 +106,8 @@ public final class CapturePipeline: Sendable {
             s.lastGuidance = now
             return true
         }
-        guard guide, current() else { return [] }
-        return [.guidance(session: job.session, Guidance.assess(job.frame, viewport: job.viewport, torchOn: torchOn).advice)]
+        guard guide, current() else { return nothing }
+        return nothing + [.guidance(session: job.session, Guidance.assess(job.frame, viewport: job.viewport, torchOn: torchOn).advice)]
     }
 
     /// The symbols in `frame` within `viewport`, nearest the viewport's centre first, and the

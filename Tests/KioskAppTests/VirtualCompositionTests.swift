@@ -62,6 +62,19 @@ import Testing
         #expect(c.results().count == 1 && c.results()[0].contains("725078102615"), "\(c.results())")
     }
 
+    /// Continuous mode: a code that leaves the view for a second and comes back is sent again.
+    /// Frames without a code, whose first look leaves them to the deep passes, count as frames
+    /// without it once those passes found nothing (a tryout: counting only the first looks, the
+    /// code was sent once and then held back as a repeat for ever).
+    @Test func aCodeThatComesBackIsSentAgain() throws {
+        let c = try Composed("[camera]\nimages = [\"\(Fixture.path("no-code.png"))\", \"\(Fixture.path("upca.png"))\"]\nfps = 15\n"
+            + "frames_per_image = 15\n[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\ntrigger = \"continuous\"\n")
+        c.kiosk.start()
+        c.kiosk.advance(.milliseconds(6000))
+        let texts = c.results().compactMap { try? JSONValue.parse(Array($0.utf8))["text"]?.string }
+        #expect(texts == ["036000291452", "036000291452", "036000291452"], "\(c.results())")
+    }
+
     /// With no code in view, the session ends with the no-read at exactly the configured timeout.
     @Test func noCodeEndsTheSessionAtTheTimeoutExactly() throws {
         let c = try Composed("[camera]\nimages = [\"\(Fixture.path("no-code.png"))\"]\n[scan]\nsession_timeout_ms = 2000\n")
