@@ -10,7 +10,7 @@ usage: make-addon-traps.py OUT_DIR   (prints each image's name and what it holds
 OUT_DIR/manifest.json judges them with `scand bench decode OUT_DIR --set
 symbology.ean13.addon=read` (and upca, upce, ean8): each record is the image's first code with its
 add-on ("" where it has none: any add-on is a misread), the other codes in `others`."""
-import json, os, subprocess, sys
+import json, os, subprocess, sys, tempfile
 import numpy as np
 from PIL import Image
 if len(sys.argv) != 2:
@@ -21,10 +21,13 @@ Z = {"ean2b": ("EANX", "400638133393+47"), "ean2": ("EANX", "590123412345+12"), 
      "ean": ("EANX", "590123412345"), "e5x": ("EANX", "77777"), "e2": ("EANX", "12"), "ean8": ("EANX", "1234567"),
      "isbn5": ("EANX", "9780306406157+52495"), "isbnb": ("EANX", "978186197876+77777"), "upca5": ("UPCA", "72527273070+51000"),
      "ean_b": ("EANX", "400638133393")}
+TMP = tempfile.mkdtemp()
 def z(k):
-    p = os.path.join(OUT, "z_%s.png" % k)
+    p = os.path.join(TMP, "z_%s.png" % k)
     subprocess.run(["zint", "-b", Z[k][0], "-d", Z[k][1], "-o", p], check=True)
-    return Image.open(p).convert("L")
+    image = Image.open(p).convert("L")
+    os.remove(p)
+    return image
 RECORDS = {  # name: symbology, text, add-on ("": none), the other codes
  "R1-ean13p2-47": ("EAN-13", "4006381333931", "47", None), "R2-ean13p2-12": ("EAN-13", "5901234123457", "12", None),
  "R3-upcep2-12": ("UPC-E", "01234565", "12", None), "R4-ean13-lone-ean5-above-right": ("EAN-13", "5901234123457", "", None),
@@ -64,3 +67,4 @@ for name, _, _, _, _ in CASES:
     manifest.append(record)
 with open(os.path.join(OUT, "manifest.json"), "w") as f:
     json.dump(manifest, f, indent=1)
+os.rmdir(TMP)

@@ -57,6 +57,15 @@ extension DecodeBench {
                 guard hex.count % 2 == 0, hex.allSatisfy(\.isHexDigit) else { throw FileProblem(description: "\(record): hex is not bytes in hex digits") }
                 guard fields["text"]?.string != nil else { throw FileProblem(description: "\(record): hex without its text") }
             }
+            // An add-on is the digits of an EAN-2 or EAN-5 ("" for none), and only an EAN/UPC has one.
+            if let addon = fields["addon"]?.string {
+                guard [0, 2, 5].contains(addon.utf8.count), addon.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else {
+                    throw FileProblem(description: "\(record): addon is not 2 or 5 digits (or \"\" for a code without one)")
+                }
+                if let symbology = fields["symbology"]?.string, !Self.addOnSymbologies.contains(symbology) {
+                    throw FileProblem(description: "\(record): addon on a \(quoted(symbology)): only an EAN-13, EAN-8, UPC-A or UPC-E has one")
+                }
+            }
             if let size = fields["size"], size != .null {
                 let sides = size.array?.compactMap(\.number) ?? []
                 guard size.array?.count == 2, sides.count == 2, sides.allSatisfy({ $0 >= 1 && $0 <= 1_000_000 && $0 == $0.rounded() }) else {
@@ -84,6 +93,9 @@ extension DecodeBench {
         try refuse(twice.names, in: path, "named more than once (one record an image)")
         return records
     }
+
+    /// The symbologies a record may give an `addon` (an ISBN's record says EAN-13).
+    static let addOnSymbologies: Set<String> = ["EAN-13", "EAN-8", "UPC-A", "UPC-E", "ISBN-13"]
 
     /// The fields a manifest's record may have (`size`: the image's, as the generators write it).
     static let manifestFields = ["addon", "difficulty", "file", "hex", "others", "size", "symbology", "text"]

@@ -131,7 +131,7 @@ struct PassesBench: ParsableCommand {
                 guard let up = parts.popLast(), !up.isEmpty else { break }
                 name = up + "/" + name
             }
-            throw ValidationError("\(file): in no manifest.json of the folders above it")
+            throw DecodeBench.FileProblem(description: "\(file): no manifest.json in the folders above it names it (the census judges each file by its record)")
         }
     }
 }

@@ -78,6 +78,16 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("isbn-price.png,EAN-13,book,\(verdict),"), "add-on \(addon) \(options)")
         }
+        // An add-on is 2 or 5 ASCII digits or none, on an EAN/UPC record only (a tryout: any
+        // string passed and made every read a misread).
+        for (symbology, addon, problem) in [("EAN-13", "12a", "addon is not 2 or 5 digits"), ("EAN-13", "１２", "addon is not 2 or 5 digits"),
+                                            ("EAN-13", "123", "addon is not 2 or 5 digits"), ("EAN-13", " 77777", "addon is not 2 or 5 digits"),
+                                            ("QR-Code", "12", "only an EAN-13, EAN-8, UPC-A or UPC-E has one")] {
+            try Data(#"[{"file": "isbn-price.png", "symbology": "\#(symbology)", "text": "9780306406157", "addon": "\#(addon)", "difficulty": "book"}]"#.utf8)
+                .write(to: corpus.appendingPathComponent("manifest.json"))
+            let refused = try Run.scand(["bench", "decode", corpus.path] + quiet + read)
+            #expect(refused.status == 1 && refused.stderr.contains(problem) && !refused.stderr.contains("USAGE"), "\(addon): \(refused.stderr)")
+        }
     }
 
     /// The table's columns line up whatever the decoders' names (ZXingReader's ran one over),
