@@ -124,28 +124,30 @@ let package = Package(
             ]
         ),
 
+        // Tests that compute for seconds run on threads of their own, off Swift's cooperative pool.
+        .target(name: "TestThreads", dependencies: ["POSIX"], path: "Tests/TestThreads"),
         .testTarget(name: "ScanCoreTests", dependencies: ["ScanCore", "ScanHardware", "Delivery"]),
-        .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore"]),
-        .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "POSIX", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "ScanConfigTests", dependencies: ["ScanConfig", "ScanCore", "TestThreads"]),
+        .testTarget(name: "DecodingTests", dependencies: ["Decoding", "ImageLoading", "POSIX", "ScanCore", "ScanHardware", "TestThreads"]),
         .testTarget(name: "WebTests", dependencies: ["SetupPage", "ScanConfig", "ScanCore", "ScanHardware", "KioskTestKit", "POSIX",
                                                   .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware"]),
+        .testTarget(name: "ViewfinderTests", dependencies: ["Viewfinder", "Decoding", "ImageLoading", "ScanCore", "ScanHardware", "TestThreads"]),
         .testTarget(name: "ImageLoadingTests", dependencies: ["ImageLoading", "ScanHardware"]),
         .testTarget(
             name: "ScanRuntimeTests",
             dependencies: ["ScanRuntime", "SimulatedHardware", "KioskTestKit", "LinuxHardware", "ScanConfig", "ScanCore", "ScanHardware",
-                           "Decoding", "ImageLoading", "Delivery",
+                           "Decoding", "ImageLoading", "Delivery", "TestThreads",
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
         .testTarget(name: "LinuxHardwareTests", dependencies: ["LinuxHardware", "ScanCore", "ScanHardware", "SimulatedHardware", "CV4L2", "CLibcamera"]),
         .testTarget(
             name: "KioskAppTests",
             dependencies: ["ScanApp", "KioskTestKit", "ScanConfig", "ScanCore", "ScanHardware", "ScanRuntime", "SimulatedHardware", "SetupPage",
-                           "ImageLoading", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           "ImageLoading", "TestThreads", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
                            .product(name: "InMemoryLogging", package: "swift-log")]
         ),
-        .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware", "ImageLoading", "Viewfinder"]),
+        .testTarget(name: "CLITests", dependencies: ["scand", "SimulatedHardware", "ImageLoading", "Viewfinder", "TestThreads"]),
     ],
     cxxLanguageStandard: .cxx17
 )

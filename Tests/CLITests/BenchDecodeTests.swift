@@ -1,9 +1,10 @@
 import Foundation
+import TestThreads
 import Testing
 
 /// `scand bench decode`: its verdicts against a corpus manifest, corrected by an errata file,
 /// and timed by either clock.
-@Suite struct BenchDecodeTests {
+@Suite(.onTestThreads) struct BenchDecodeTests {
     /// A corpus folder holding the fixture `file` and `manifest` as its manifest.json.
     static func corpus(_ name: String, holding file: String, manifest: String) throws -> URL {
         let corpus = try Fixture.temporaryFolder(name)

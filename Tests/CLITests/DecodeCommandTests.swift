@@ -1,8 +1,9 @@
 import Foundation
 import ScanCore
+import TestThreads
 import Testing
 
-@Suite struct DecodeCommandTests {
+@Suite(.onTestThreads) struct DecodeCommandTests {
     func objects(_ stdout: String) throws -> [[String: Any]] {
         try stdout.split(separator: "\n").map { line in
             try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

@@ -1,4 +1,5 @@
 import Foundation
+import TestThreads
 import Testing
 
 /// Issue 40: the CLI explains. Each refused value says why and what is allowed; `--set` takes a
@@ -6,7 +7,7 @@ import Testing
 /// decoders; development benchmarks name the argument they need; the log on a terminal starts
 /// with the message, says "press Enter" only when it reads stdin, and hides payloads when asked.
 @Suite struct ExplainingCLITests {
-    @Test func aRefusedRegionSaysWhy() throws {
+    @Test(.onTestThreads) func aRefusedRegionSaysWhy() throws {
         let run = try Run.scand(["decode", "--roi", "2,0,1,1", Fixture.path("qr.png")])
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("x + width and y + height must be at most 1"), "\(run.stderr)")
@@ -16,7 +17,7 @@ import Testing
         #expect(three.stderr.contains("give four numbers x,y,w,h"), "\(three.stderr)")
     }
 
-    @Test func anUnknownSymbologyIsNamedWithTheList() throws {
+    @Test(.onTestThreads) func anUnknownSymbologyIsNamedWithTheList() throws {
         let run = try Run.scand(["decode", "--symbologies", "qr,foo", Fixture.path("qr.png")])
         #expect(run.status == 64)
         #expect(run.stderr.contains("\"foo\" is not a symbology; use: EAN-13,") && run.stderr.contains("QR-Code") && run.stderr.contains("Aztec"),
@@ -24,13 +25,13 @@ import Testing
         #expect(try Run.scand(["decode", "--symbologies", "qr", Fixture.path("qr.png")]).status == 0)
     }
 
-    @Test func decodeWorkersShowOneDefault() throws {
+    @Test(.onTestThreads) func decodeWorkersShowOneDefault() throws {
         let help = try Run.scand(["decode", "--help"]).stdout
         let workers = help.components(separatedBy: "--workers <workers>").last?.components(separatedBy: "--max-pixels").first ?? ""
         #expect(workers.components(separatedBy: "default").count == 2, "\(workers)")
     }
 
-    @Test func helpParagraphsAreWrappedByTheParser() throws {
+    @Test(.onTestThreads) func helpParagraphsAreWrappedByTheParser() throws {
         for command in ["run", "snapshot", "status", "decode"] {
             let help = try Run.scand([command, "--help"]).stdout
             let discussion = help.components(separatedBy: "\n\n").dropFirst().first ?? ""
@@ -42,14 +43,14 @@ import Testing
         }
     }
 
-    @Test func theVersionNamesTheCommitAndTheDecoders() throws {
+    @Test(.onTestThreads) func theVersionNamesTheCommitAndTheDecoders() throws {
         let run = try Run.scand(["--version"])
         #expect(run.status == 0)
         #expect(run.stdout.hasPrefix("0.1.0 (commit "), "\(run.stdout)")
         #expect(run.stdout.contains("\nzbar 0.") && run.stdout.contains("\nzxing-cpp "), "\(run.stdout)")
     }
 
-    @Test func benchmarksNameTheInputTheyNeed() throws {
+    @Test(.onTestThreads) func benchmarksNameTheInputTheyNeed() throws {
         let kiosk = try Run.scand(["bench", "kiosk", "--sessions", "1"])
         #expect(kiosk.status == 64 && kiosk.stderr.contains("--images") && !kiosk.stderr.contains("../shared"), "\(kiosk.stderr)")
         let missing = try Run.scand(["bench", "kiosk", "--images", "/nonexistent/scenes"])
@@ -62,7 +63,7 @@ import Testing
 
     /// `--set web.listen=0.0.0.0:8080` is taken as text (the address's own check speaks), and
     /// a bad `--set` value is blamed on `--set`, never on a line of the file.
-    @Test func setTakesBareTextAndNamesItself() throws {
+    @Test(.onTestThreads) func setTakesBareTextAndNamesItself() throws {
         let dir = try Fixture.temporaryFolder("scand-set")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")

@@ -1,8 +1,9 @@
 import Foundation
+import TestThreads
 import Testing
 
 /// `scand bench passes --reads`: which passes read each file, against its corpus's manifest.
-@Suite struct PassCensusTests {
+@Suite(.onTestThreads) struct PassCensusTests {
     @Test func eachFileGetsTheFirstLooksVerdictAndThePassesThatReadIt() throws {
         // A corpus folder with a file in a subfolder, named by its path from the manifest.
         let corpus = try Fixture.temporaryFolder("census")

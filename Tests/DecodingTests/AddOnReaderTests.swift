@@ -1,9 +1,10 @@
 @testable import Decoding
 import ImageLoading
 import ScanCore
+import TestThreads
 import Testing
 
-@Suite struct AddOnReaderTests {
+@Suite(.onTestThreads) struct AddOnReaderTests {
     /// An add-on's modules drawn into a profile as a camera would see them: `perModule` samples
     /// a module, each module's darkness spread into its neighbours' (`spread`), 7 modules of
     /// paper before it and 12 after, black 40 and paper 220.

@@ -2,9 +2,10 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct AztecGridTests {
+@Suite(.onTestThreads) struct AztecGridTests {
     /// The fixture (8 px modules, hard edges) as a camera sees it: turned 4° and resampled to
     /// 3.7 px modules, on a grey ground.
     static func resampled(inverted: Bool = false) throws -> GrayFrame {
@@ -67,7 +68,7 @@ import Testing
     }
 }
 
-@Suite struct AztecRectifiedTests {
+@Suite(.onTestThreads) struct AztecRectifiedTests {
     /// The fixture seen at a steep slant: each frame pixel (u, v) shows the fixture's point
     /// through a projective map (modules on the far side about two thirds the size of the near side's).
     static func slanted() throws -> GrayFrame {

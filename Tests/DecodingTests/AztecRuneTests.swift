@@ -2,9 +2,10 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct AztecRuneTests {
+@Suite(.onTestThreads) struct AztecRuneTests {
     @Test func theCheckWordsAreTheStandardsAndEveryRuneIsItsOwn() {
         // A rune's seven words: two of value, five checks; any two runes differ in at least six
         // (so one wrong word can be taken without ever reading one rune as another).

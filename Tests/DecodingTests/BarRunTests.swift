@@ -3,12 +3,13 @@ import ImageLoading
 import ScanCore
 import ScanHardware
 import Glibc
+import TestThreads
 import Testing
 
 /// An ITF code crossed by a dark stroke: the digits on one side of the stroke, a valid ITF of
 /// their own, are not reported; the bars that run on past them without a quiet zone show that
 /// they are a part (issue 18).
-@Suite struct BarRunTests {
+@Suite(.onTestThreads) struct BarRunTests {
     /// `frame` with a dark stroke `width` pixels wide through (x, y) at `degrees` from the x axis.
     static func stroked(_ frame: GrayFrame, x: Double, y: Double, degrees: Double, width: Double) -> GrayFrame {
         let a = degrees * Double.pi / 180, c = cos(a), s = sin(a)

@@ -2,10 +2,11 @@ import Decoding
 import Foundation
 import ImageLoading
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The gate that spares the engines a frame with nothing to read.
-@Suite struct ContrastGateTests {
+@Suite(.onTestThreads) struct ContrastGateTests {
     /// An even scene with sensor noise of `amplitude` levels around `level`.
     static func noise(_ width: Int, _ height: Int, level: Int = 116, amplitude: UInt32 = 9) -> GrayFrame {
         var seed: UInt32 = 2463534242

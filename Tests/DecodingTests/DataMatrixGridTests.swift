@@ -2,10 +2,11 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 import Glibc
 
-@Suite struct DataMatrixGridTests {
+@Suite(.onTestThreads) struct DataMatrixGridTests {
     /// The fixture (24 x 24 modules of 8 px, hard edges) as a small, noisy camera image: turned, scaled to
     /// `scale` of its size, on a grey ground, with sensor noise of +-`noise` levels.
     static func camera(turn: Double, scale: Double, noise: Int, inverted: Bool = false) throws -> GrayFrame {

@@ -2,9 +2,10 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct EANVerifierTests {
+@Suite(.onTestThreads) struct EANVerifierTests {
     /// A valid EAN/UPC text with one digit changed and the check digit made valid again: a
     /// misread no check digit can catch.
     static func oneDigitOff(_ text: String, at index: Int) -> String {
@@ -80,7 +81,7 @@ import Testing
 }
 
 /// Issue 14: the pipeline marks linear reads it checked within the frame.
-@Suite struct VerifiedInFrameTests {
+@Suite(.onTestThreads) struct VerifiedInFrameTests {
     @Test("an EAN/UPC whose bars fit is verified in its frame", arguments: ["ean13.png", "upca.png", "ean8.png", "ean13.jpg"])
     func fittingBarsVerify(file: String) throws {
         let read = try #require(DecodePipeline().decode(try ImageFile.load(Fixture.path(file))).first)

@@ -1,9 +1,10 @@
 @testable import Decoding
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The edge-energy cells that the decoding's `RegionFinder` and the viewfinder's `CodeFinder` share.
-@Suite struct EdgeCellsTests {
+@Suite(.onTestThreads) struct EdgeCellsTests {
     /// The cells both region finders cut a frame into: every sampled pixel's steps to the right
     /// and down, `samplesPerCell` of them in a cell (an odd cell too), steps at the floor or
     /// below left out. The viewfinder's `CodeFinder` relies on the count for its mean step.

@@ -4,10 +4,11 @@ import Dispatch
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The fast paths of the pixel work are the same, pixel for pixel, as the plain ones.
-@Suite struct FastPixelPathTests {
+@Suite(.onTestThreads) struct FastPixelPathTests {
     func randomFrame(_ w: Int, _ h: Int, seed: UInt64) -> GrayFrame {
         var state = seed
         let pixels = (0..<(w * h)).map { _ -> UInt8 in

@@ -2,10 +2,11 @@
 import Foundation
 import ImageLoading
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The frame measures that put the passes reading a blurred or a dark frame first.
-@Suite struct FrameConditionTests {
+@Suite(.onTestThreads) struct FrameConditionTests {
     /// A 640x480 scene of dark and mid-grey cards on light paper: lone edges, one pixel steps.
     static func cards() -> GrayFrame {
         var pixels = [UInt8](repeating: 210, count: 640 * 480)

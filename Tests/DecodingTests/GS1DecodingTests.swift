@@ -1,11 +1,12 @@
 import Decoding
 import ImageLoading
 import ScanCore
+import TestThreads
 import Testing
 
 /// Both engines say which codes carry GS1 data, so scand reads them as GS1: zxing-cpp by the AIM
 /// identifier, zbar by its GS1 modifier (turned into the same identifier).
-@Suite struct GS1DecodingTests {
+@Suite(.onTestThreads) struct GS1DecodingTests {
     @Test(arguments: ["zxing", "zbar"])
     func gs1CodesAreFlaggedAndPlainOnesAreNot(engine: String) throws {
         let decoder: any BarcodeDecoder = engine == "zbar" ? ZBarDecoder() : ZXingDecoder()

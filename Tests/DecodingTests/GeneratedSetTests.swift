@@ -3,6 +3,7 @@ import Foundation
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The sets `bench/make-misreads.py` generates (zint, numpy, Pillow: scripts/setup.sh), made
@@ -43,7 +44,7 @@ enum GeneratedSet {
     static func same(_ a: String, _ b: String) -> Bool { a == b || "0" + a == b || a == "0" + b }
 }
 
-@Suite(.serialized) struct GeneratedSetTests {
+@Suite(.serialized, .onTestThreads) struct GeneratedSetTests {
     /// Issue 42's misread budget: on frames made the way misreads arise (shallow clutter lines
     /// across an EAN/UPC, two EAN-13 side by side, an add-on's bars beside the main code, a
     /// short Codabar/ITF/Code 39 inside or beside a long code, codes in noise), with every

@@ -2,11 +2,12 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// Glare that clips the paper to white: the `highlights` pass spreads the brightest tones over
 /// the whole range so that the bars it lifted to a light grey are dark again.
-@Suite struct HighlightsPassTests {
+@Suite(.onTestThreads) struct HighlightsPassTests {
     /// The curve: 255 x (v / 255)^16, rising, white stays white, black black; mid-grey and
     /// below go to black, the top tenth spreads over most of the range.
     @Test func theCurveSpreadsTheBrightestTones() {

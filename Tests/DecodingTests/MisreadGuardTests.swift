@@ -2,11 +2,12 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// Two misreads of a never-seen generated set (seed 3579) that both engines made alike: a UPC-A
 /// under glare read as another valid UPC-A, and a turned ITF read as two parts of itself.
-@Suite struct MisreadGuardTests {
+@Suite(.onTestThreads) struct MisreadGuardTests {
     /// Cut from seed 3579 (UPC-A-10-glare.jpg, make-fixtures.sh): glare lifts the bars of the
     /// right half, and zbar and zxing both read 739695488687, whose bars fit the image. Under
     /// the highlights curve zbar reads 739695422681, the code: the read is dropped, and the
@@ -163,7 +164,7 @@ import Testing
 }
 
 /// Issue 42: a short code of two bar widths read as an EAN/UPC.
-@Suite struct TwoWidthLookalikeTests {
+@Suite(.onTestThreads) struct TwoWidthLookalikeTests {
     /// A Code 39 `1HAH` beside a Code 128 (the misread corpus, seed 777): four characters of
     /// Code 39 are 59 bars and spaces over 95 modules, as an EAN-13 is, and zxing-cpp 3.1 reads
     /// them backwards as the EAN-13 4181222111111 (check digit valid). A Code 39 read in the
@@ -183,7 +184,7 @@ import Testing
 
 /// A UPC-E or EAN-8 read out of a part of a longer code: its ends lack a quiet zone
 /// (`DecodePipeline.withoutPartsOfLongerEAN`).
-@Suite struct PartOfLongerEANTests {
+@Suite(.onTestThreads) struct PartOfLongerEANTests {
     /// Cut from bench/make-misreads.py's add-on set --seed 4242 (EAN-13plus2-skew-03.png): an
     /// EAN-13 of 7674269897560 with its add-on 66, turned 27°. zxing-cpp 3.1 asked for every
     /// code reads along a row across its left half the UPC-E 16742697 (start guard, six digits,

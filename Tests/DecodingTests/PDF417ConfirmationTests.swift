@@ -2,11 +2,12 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// A PDF417 that spent all its error correction may be a damaged code "corrected" into another
 /// message: such a read counts only when it reads again (`DecodePipeline.readsTwice`).
-@Suite struct PDF417ConfirmationTests {
+@Suite(.onTestThreads) struct PDF417ConfirmationTests {
     /// zxing-cpp says how much of a read's error correction went unused.
     @Test func theEngineSaysWhatErrorCorrectionWasLeft() throws {
         let clean = ZXingDecoder().decode(try ImageFile.load(Fixture.path("pdf417.png")))

@@ -3,10 +3,11 @@ import ImageLoading
 import POSIX
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The deep passes spread over threads give what one thread gives.
-@Suite struct ParallelPassesTests {
+@Suite(.onTestThreads) struct ParallelPassesTests {
     @Test func twoThreadsReadWhatOneReads() throws {
         var frames: [GrayFrame] = [
             try DataMatrixGridTests.camera(turn: 0.2, scale: 0.34, noise: 50),

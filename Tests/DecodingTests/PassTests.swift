@@ -4,9 +4,10 @@ import Dispatch
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct PassTests {
+@Suite(.onTestThreads) struct PassTests {
     /// A short, wide linear code at 25°: no horizontal or vertical scan line crosses all of it.
     @Test func aSlantedLinearCodeIsTurnedUpright() throws {
         let upright = try ImageFile.load(Fixture.path("code93.png"))
@@ -79,7 +80,7 @@ import Testing
 
 /// The passes for hard scenes: light that falls unevenly (a shadow's edge) divided out (the
 /// flat field), noise averaged away at half size.
-@Suite struct HardScenePassTests {
+@Suite(.onTestThreads) struct HardScenePassTests {
     /// Paper (200) with dark bars (40), the part below a diagonal in a shadow that halves it.
     static func shadowed() -> GrayFrame {
         let w = 240, h = 160

@@ -2,9 +2,10 @@ import Decoding
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct PipelineTests {
+@Suite(.onTestThreads) struct PipelineTests {
     static let seed: [(file: String, symbology: Symbology, text: String)] = [
         ("upce.png", .upcE, "01234565"), ("ean8.png", .ean8, "96385074"), ("ean13.png", .ean13, "5901234123457"),
         ("upca.png", .upcA, "036000291452"), ("itf.png", .itf, "12345678"), ("itf14.png", .itf14, "15400141288763"),
@@ -69,7 +70,7 @@ import Testing
     }
 }
 
-@Suite struct SymbologyRulesTests {
+@Suite(.onTestThreads) struct SymbologyRulesTests {
     func symbol(_ s: Symbology, _ text: String, x: Int = 0, w: Int = 100) -> Symbol {
         Symbol(symbology: s, text: text, corners: [PixelPoint(x: x, y: 0), PixelPoint(x: x + w, y: 0), PixelPoint(x: x + w, y: 40), PixelPoint(x: x, y: 40)])
     }

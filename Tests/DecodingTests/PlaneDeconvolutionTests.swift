@@ -2,11 +2,12 @@
 import Foundation
 import ImageLoading
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The two-dimensional deconvolution of a blurred 2D code (`PlaneDeconvolution`), which
 /// `deblurredResampled` reads for a frame out of focus.
-@Suite struct PlaneDeconvolutionTests {
+@Suite(.onTestThreads) struct PlaneDeconvolutionTests {
     /// The transform and its inverse give the rows back (times the length), and an impulse's
     /// transform is flat.
     @Test func transformRoundTrips() {

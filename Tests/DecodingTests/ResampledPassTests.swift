@@ -2,11 +2,12 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The last look before the rune reader: the frame enlarged 2.5 times with bicubic
 /// interpolation (`ImagePass.resampled`), and what its reads must show to count.
-@Suite struct ResampledPassTests {
+@Suite(.onTestThreads) struct ResampledPassTests {
     /// A 6x5 frame of random grays and OpenCV 4's `cv2.resize(src, None, fx=2.5, fy=2.5,
     /// interpolation=cv2.INTER_CUBIC)` of it (OpenCV works in fixed point: within one gray level).
     @Test func theEnlargementIsOpenCVsBicubic() {

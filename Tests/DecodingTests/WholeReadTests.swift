@@ -2,11 +2,12 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// A linear code without a check character read across its bars at a slant: the part a scan
 /// line crossed is not reported as a code when the code turned upright reads as the whole.
-@Suite struct WholeReadTests {
+@Suite(.onTestThreads) struct WholeReadTests {
     /// The ITF fixture (12345678) turned 25°, on a light ground.
     static func turned() throws -> GrayFrame {
         let pure = try ImageFile.load(Fixture.path("itf.png"))

@@ -2,9 +2,10 @@ import Decoding
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
-@Suite struct ZBarDecoderTests {
+@Suite(.onTestThreads) struct ZBarDecoderTests {
     static let everySymbology: Set<Symbology> = [
         .ean13, .ean8, .upcA, .upcE, .itf, .itf14, .code39, .code93, .code128, .codabar, .dataBar, .qrCode,
     ]

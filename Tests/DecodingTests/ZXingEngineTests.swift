@@ -2,12 +2,13 @@
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The zxing-cpp 3.1 engine as scand asks it: its reads in the terms scand had from 1.4, the
 /// looks it adds (inversion, a first look that stops at one code), and a misread it shares with
 /// zbar that the pipeline drops.
-@Suite struct ZXingEngineTests {
+@Suite(.onTestThreads) struct ZXingEngineTests {
     static func corpus(_ name: String) -> String { Fixture.shared("zxing-cpp/\(name)") }
 
     /// 3.1 gives UPC-A as a 13-digit EAN-13 and UPC-E expanded to 13 digits; scand keeps 1.4's

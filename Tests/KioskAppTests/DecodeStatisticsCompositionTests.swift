@@ -1,13 +1,14 @@
 import KioskTestKit
 import ScanCore
 import ScanRuntime
+import TestThreads
 import Testing
 
 /// The decode statistics of the kiosk a config composes (as `scand run`), in virtual time: a
 /// read through the simulated camera and the decoder lands in its symbology and bin, a session
 /// that times out is a no-read, a reload keeps the counts, and the status and the metrics show
 /// the same counts.
-@Suite struct DecodeStatisticsCompositionTests {
+@Suite(.onTestThreads) struct DecodeStatisticsCompositionTests {
     typealias Histogram = DecodeStatistics.Histogram
 
     @Test func aReadShowsInTheStatusAndTheMetricsAndSurvivesAReload() throws {

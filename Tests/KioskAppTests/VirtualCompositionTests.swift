@@ -6,12 +6,13 @@ import ScanApp
 import ScanConfig
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 
 /// The kiosk a config composes (`Board.make`, `KioskApp.Parts`, as `scand run`), in virtual
 /// time: a manual clock paces its simulated camera and fires its timers, so what happens at
 /// which moment is decided exactly, without sleeps.
-@Suite struct VirtualCompositionTests {
+@Suite(.onTestThreads) struct VirtualCompositionTests {
     final class Composed {
         let clock = ManualClock()
         let kiosk: VirtualKiosk
@@ -102,7 +103,7 @@ import Testing
 
 /// `scan.accept` through the composed kiosk: the camera shows a URL QR code; a config that
 /// accepts only GS1 payloads refuses it with the `rejected` event and count, and no result.
-@Suite struct AcceptThroughTheCompositionTests {
+@Suite(.onTestThreads) struct AcceptThroughTheCompositionTests {
     @Test func aRefusedCodeIsAnEventAndACountNotAResult() throws {
         let c = try VirtualCompositionTests.Composed("[camera]\nimages = [\"\(Fixture.path("qr.png"))\"]\nfps = 10\n[scan]\naccept = [\"gs1\"]\n")
         c.kiosk.start()

@@ -1,12 +1,13 @@
 import Foundation
 import ScanConfig
+import TestThreads
 import Testing
 
 /// scand's TOML parser against the reference, tomli (Debian's python3-tomli): hand-written
 /// cases, random documents from a small grammar, mutations of the shipped config and the fuzz
 /// seeds all go through both parsers; each document must give the same tree, or be rejected by
 /// both.
-@Suite struct TOMLDifferentialTests {
+@Suite(.onTestThreads) struct TOMLDifferentialTests {
     static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func agreesWithTomli() throws {

@@ -131,7 +131,9 @@ func temporaryPath() -> String {
     /// Every command through the service's host link, on a simulated serial port: one answer
     /// line per command, written in the runtime (never interleaved with results).
     @Test func everyHostCommandThroughTheService() async throws {
-        let service = try ServiceKiosk(images: ["no-code.png"])
+        // The session lasts longer than the test (the torch is lit while it runs), also when the
+        // test waits for minutes on a loaded machine (30 s ended it between TORCH ON and the check).
+        let service = try ServiceKiosk(images: ["no-code.png"], sessionTimeout: .seconds(3600))
         let applied = Locked<[String]>([])
         let runtime = service.runtime
         runtime.serveHost(on: service.serial) { line in

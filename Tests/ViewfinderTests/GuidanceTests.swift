@@ -3,6 +3,7 @@ import Foundation
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 @testable import Viewfinder
 
@@ -55,7 +56,7 @@ enum Frames {
     }
 }
 
-@Suite struct GuidanceTests {
+@Suite(.onTestThreads) struct GuidanceTests {
     let decoder = DecodePipeline()
 
     func kinds(_ f: GrayFrame, viewport: Viewport = Viewport(x: 0.1, y: 0.1, width: 0.8, height: 0.8), torch: Bool = false) -> [Advice.Kind] {
@@ -118,7 +119,7 @@ enum Frames {
 /// Issue 40: "partly outside the viewport" only for a code that touches the viewport's edge.
 /// The shared corpus's blurred EAN-13 scene has its code fully in view (it used to be told it
 /// was partly outside); the same code cut by the viewport's edge is.
-@Suite struct PartlyOutsideTests {
+@Suite(.onTestThreads) struct PartlyOutsideTests {
     static let corpus = URL(fileURLWithPath: "/work/shared/corpus/scenes/EAN-13-03-blur.jpg")
 
     @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus.path), "the shared corpus is not on this machine"))

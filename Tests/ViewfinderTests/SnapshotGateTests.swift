@@ -2,6 +2,7 @@ import Decoding
 import ImageLoading
 import ScanCore
 import ScanHardware
+import TestThreads
 import Testing
 import Viewfinder
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 #endif
 
 /// One snapshot decode at a time, shared by the requests that wait for it; a bounded wait.
-@Suite struct SnapshotGateTests {
+@Suite(.onTestThreads) struct SnapshotGateTests {
     /// A `make` that waits until the test lets it go (a release before it waits lets the next
     /// one through), and counts how often it ran.
     final class HeldMake: Sendable {
