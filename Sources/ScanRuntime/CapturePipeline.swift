@@ -90,18 +90,20 @@ public final class CapturePipeline: Sendable {
         let started = ContinuousClock.now
         let symbols = job.decoder.deepLook(job.look, abandon: { !current() || sceneMovedOn(since: job) })
         let seconds = (ContinuousClock.now - started).milliseconds / 1000
-        if !symbols.isEmpty, current(), !sceneMovedOn(since: job) {
+        // Passes given up because the scene moved on or the work changed looked at only part of
+        // the frame: they say nothing about it.
+        let finished = current() && !sceneMovedOn(since: job)
+        if !symbols.isEmpty, finished {
             state.withLock { $0.fruitless = nil }
             return [.decoded(session: job.session, symbols: symbols, seconds: seconds,
                              frame: FrameSize(width: job.frame.width, height: job.frame.height))]
         }
-        // The frame holds no code (its first look left it to these passes: it counts now), unless
-        // they were given up because the scene moved on or the work changed.
-        let nothing: [KioskCore.Input] = current() && !sceneMovedOn(since: job)
-            ? [.deepLookFoundNothing(session: job.session, seconds: seconds)] : []
+        // The frame holds no code (its first look left it to these passes: it counts now), and
+        // its scene is not looked at deeply again until it changes.
+        let nothing: [KioskCore.Input] = finished ? [.deepLookFoundNothing(session: job.session, seconds: seconds)] : []
         // Nothing read: what a person could change, at most twice a second.
         let guide = state.withLock { s -> Bool in
-            s.fruitless = (job.work, job.grid)
+            if finished { s.fruitless = (job.work, job.grid) }
             guard s.lastGuidance.map({ now - $0 >= Self.guidanceInterval }) ?? true else { return false }
             s.lastGuidance = now
             return true

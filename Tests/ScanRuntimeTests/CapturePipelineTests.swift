@@ -1,0 +1,52 @@
+import Decoding
+import ImageLoading
+import ScanCore
+import ScanHardware
+import ScanRuntime
+import TestThreads
+import Testing
+
+/// The capture pipeline's deep looks, driven by hand: which scenes they spare.
+@Suite(.onTestThreads) struct CapturePipelineTests {
+    /// A deep look given up because the scene moved on did not look at the whole scene: when the
+    /// scene comes back, its deep passes run again. (It was marked fruitless: in continuous mode
+    /// a UPC-A under glare that only the deep passes read, alternating with another code, was
+    /// sent once and then never again.)
+    @Test func aDeepLookGivenUpDoesNotMarkItsSceneFruitless() throws {
+        let glare = try ImageFile.load(Fixture.path("upca-glare.png"))
+        let plain = try ImageFile.load(Fixture.path("no-code.png"))
+        let pipeline = CapturePipeline()
+        let tuning = KioskTuning(settings: KioskSettings(), viewport: .full, decoder: DecodePipeline())
+        let work = CaptureWork.decode(session: 1, watching: false)
+        func job(_ frame: GrayFrame) -> CapturePipeline.DeepJob? { pipeline.firstLook(for: frame, work: work, tuning: tuning).1 }
+        func read(_ inputs: [KioskCore.Input]) -> [String] {
+            inputs.flatMap { input -> [String] in
+                if case .decoded(_, let symbols, _, _, _, _) = input { return symbols.map(\.text) }
+                return []
+            }
+        }
+
+        // The first deep look: the scene moves on at its first check between passes.
+        let first = try #require(job(glare), "the first look leaves the glare UPC-A to the deep passes")
+        var checks = 0
+        let givenUp = pipeline.deepLook(first, current: {
+            checks += 1
+            if checks == 2 { _ = job(plain) } // another scene's frame is first-looked meanwhile
+            return true
+        }, now: .zero, torchOn: false)
+        let said = givenUp.filter { if case .guidance = $0 { false } else { true } }
+        #expect(said.isEmpty, "given up: no code, and no frame without one (\(givenUp))")
+
+        // The scene comes back: its deep passes run and read the code.
+        let again = try #require(job(glare))
+        let inputs = pipeline.deepLook(again, current: { true }, now: .seconds(1), torchOn: false)
+        #expect(read(inputs) == ["725078102615"], "\(inputs)")
+
+        // A deep look that ran to its end and found nothing does spare its scene next time.
+        let empty = try #require(job(plain))
+        let nothing = pipeline.deepLook(empty, current: { true }, now: .seconds(2), torchOn: false)
+        #expect(nothing.contains { if case .deepLookFoundNothing(_, let s) = $0 { s > 0 } else { false } })
+        let spared = pipeline.deepLook(try #require(job(plain)), current: { true }, now: .seconds(3), torchOn: false)
+        #expect(spared.count == 1 && spared.contains { if case .deepLookFoundNothing(_, 0) = $0 { true } else { false } }, "\(spared)")
+    }
+}
