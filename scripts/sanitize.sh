@@ -51,7 +51,7 @@ again="TOMLDifferentialTests|GS1OracleTests|GeneratedSetTests"
 # instrumented `scand` processes (AddOnReaderTests reads the add-ons in-process, and the CLI's
 # other tests start the same command).
 # ASan: about 205 of its 490 s; TSan: about 75 of its 460 s.
-long="HostileInputTests/memoryStaysFlatOverAThousandSets|DecodeCommandTests/setReadsAddOnsAsTheKioskWould"
+long="HostileInputTests/memoryStaysFlatOverAThousandSets|DecodeCommandTests/setReadsAddOnsAsTheKioskWould|ContinuousDaemonTests"
 asan_long="$long|FrameConditionTests/aSharpSceneMeasuresUnderAPixelAndABlurredOneItsBlur|PDF417ConfirmationTests/aMiscorrectedPDF417IsNotTaken|PassCensusTests"
 asan_long+="|HardScenePassTests/(aBlurredDataMatrixIsReadOnceDeconvolved|aDarkNoisyFrameIsReadAtHalfSize|theDeconvolvedFramesAreMadeOnceAndReadByZXing)"
 tsan_long="$long|DecodeCommandTests/zbarimgHabitsAndTheKiosksConfig|BenchDecodeTests/anErrataFileCorrectsTheExpectedTextEveryDecoderIsJudgedBy"
