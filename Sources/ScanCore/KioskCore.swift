@@ -19,9 +19,10 @@ public struct KioskCore: Sendable {
         /// `frame`: the decoded frame's size, which the codes' corners are in (the `located`
         /// event carries it: frames of a session may differ in size). `deepLookFollows`: a first
         /// look that found nothing, whose frame gets the deep passes next (no code yet is not a
-        /// frame without one).
+        /// frame without one). `fromDeepLook`: the deep passes' read of a frame whose first look
+        /// was already counted (`framesDecoded` counts frames, not looks).
         case decoded(session: Int, symbols: [Symbol], seconds: Double, brightness: Double? = nil, frame: FrameSize? = nil,
-                     deepLookFollows: Bool = false)
+                     deepLookFollows: Bool = false, fromDeepLook: Bool = false)
         /// The deep passes of a frame of `session` whose first look left it to them found nothing
         /// in `seconds` (or were spared: its scene was already found to hold nothing): the frame
         /// counts as one without a code.
@@ -200,9 +201,9 @@ public struct KioskCore: Sendable {
             return kiosk(.started, now: now) + camera(.start, now: now)
         case .kiosk(let event):
             return kiosk(event, now: now)
-        case .decoded(let session, let symbols, let seconds, let brightness, let frame, let deepLookFollows):
+        case .decoded(let session, let symbols, let seconds, let brightness, let frame, let deepLookFollows, let fromDeepLook):
             guard stream.capturing == session else { return [] }
-            framesDecoded += 1
+            if !fromDeepLook { framesDecoded += 1 }
             decodeSeconds += seconds
             if !deepLookFollows || !symbols.isEmpty { statistics.frame(showing: symbols, at: now) }
             lastProgress = now

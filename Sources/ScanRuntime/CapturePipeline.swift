@@ -96,7 +96,7 @@ public final class CapturePipeline: Sendable {
         if !symbols.isEmpty, finished {
             state.withLock { $0.fruitless = nil }
             return [.decoded(session: job.session, symbols: symbols, seconds: seconds,
-                             frame: FrameSize(width: job.frame.width, height: job.frame.height))]
+                             frame: FrameSize(width: job.frame.width, height: job.frame.height), fromDeepLook: true)]
         }
         // The frame holds no code (its first look left it to these passes: it counts now), and
         // its scene is not looked at deeply again until it changes.

@@ -120,6 +120,28 @@ import Testing
         #expect(core.handle(.decoded(session: 1, symbols: [], seconds: 0.01), now: .milliseconds(80)) == [])
     }
 
+    /// A frame whose first look left it to the deep passes counts once, when the deep passes
+    /// read its code too (they counted as a second frame: 2 frames for one).
+    @Test func aDeepReadIsNotASecondFrame() {
+        var core = Self.core { $0.alphanumeric = .immediate }
+        _ = core.handle(.start, now: .zero)
+        _ = core.handle(.camera(.opened), now: .zero)
+        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
+        _ = core.handle(.kiosk(.buttonPressed), now: .zero)
+        _ = core.handle(.streamStarted(true), now: .zero)
+        for input in [KioskCore.Input.decoded(session: 1, symbols: [], seconds: 0.01, deepLookFollows: true),
+                      .decoded(session: 1, symbols: [Symbol(symbology: .qrCode, text: "deep")], seconds: 0.2, fromDeepLook: true)] {
+            let actions = core.handle(input, now: .milliseconds(240))
+            guard case .followUp(let next) = actions.last else { Issue.record("\(actions)"); return }
+            let done = core.handle(next, now: .milliseconds(240))
+            if case .decoded(_, let symbols, _, _, _, _, _) = input, !symbols.isEmpty {
+                #expect(done.contains { if case .deliver(let r, _) = $0 { r.symbol.text == "deep" } else { false } })
+            }
+        }
+        #expect(core.framesDecoded == 1)
+        #expect(abs(core.decodeSeconds - 0.21) < 1e-9, "both looks' time counts")
+    }
+
     /// Timers come back through `takeDue` in deadline order; kept results are retried every
     /// second while any output keeps them.
     @Test func timersAndRetriesAreDueInOrder() {

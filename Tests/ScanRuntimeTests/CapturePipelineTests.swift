@@ -21,7 +21,7 @@ import Testing
         func job(_ frame: GrayFrame) -> CapturePipeline.DeepJob? { pipeline.firstLook(for: frame, work: work, tuning: tuning).1 }
         func read(_ inputs: [KioskCore.Input]) -> [String] {
             inputs.flatMap { input -> [String] in
-                if case .decoded(_, let symbols, _, _, _, _) = input { return symbols.map(\.text) }
+                if case .decoded(_, let symbols, _, _, _, _, let fromDeepLook) = input, fromDeepLook { return symbols.map(\.text) }
                 return []
             }
         }
