@@ -77,6 +77,18 @@ import Testing
 
 /// The whole core: an input in, the actions out, time as an input.
 @Suite struct KioskCoreTests {
+    /// A core pressed into a session whose stream has started (session 1), alphanumeric codes
+    /// taken at once.
+    static func scanning() -> KioskCore {
+        var core = Self.core { $0.alphanumeric = .immediate }
+        _ = core.handle(.start, now: .zero)
+        _ = core.handle(.camera(.opened), now: .zero)
+        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
+        _ = core.handle(.kiosk(.buttonPressed), now: .zero)
+        _ = core.handle(.streamStarted(true), now: .zero)
+        return core
+    }
+
     static func core(_ change: (inout KioskSettings) -> Void = { _ in }) -> KioskCore {
         var settings = KioskSettings()
         settings.hasTorch = true
@@ -103,12 +115,7 @@ import Testing
 
     /// A decoded frame of the session: the read goes out, the stream stops, the torch goes off.
     @Test func aReadDeliversAndStops() {
-        var core = Self.core { $0.alphanumeric = .immediate }
-        _ = core.handle(.start, now: .zero)
-        _ = core.handle(.camera(.opened), now: .zero)
-        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
-        _ = core.handle(.kiosk(.buttonPressed), now: .zero)
-        _ = core.handle(.streamStarted(true), now: .zero)
+        var core = Self.scanning()
         let symbol = Symbol(symbology: .qrCode, text: "hello")
         let decoded = core.handle(.decoded(session: 1, symbols: [symbol], seconds: 0.01), now: .milliseconds(40))
         guard case .followUp(let next) = decoded.last else { Issue.record("\(decoded)"); return }
@@ -123,12 +130,7 @@ import Testing
     /// A frame whose first look left it to the deep passes counts once, when the deep passes
     /// read its code too (they counted as a second frame: 2 frames for one).
     @Test func aDeepReadIsNotASecondFrame() {
-        var core = Self.core { $0.alphanumeric = .immediate }
-        _ = core.handle(.start, now: .zero)
-        _ = core.handle(.camera(.opened), now: .zero)
-        _ = core.handle(.kiosk(.cameraChanged(.available)), now: .zero)
-        _ = core.handle(.kiosk(.buttonPressed), now: .zero)
-        _ = core.handle(.streamStarted(true), now: .zero)
+        var core = Self.scanning()
         for input in [KioskCore.Input.decoded(session: 1, symbols: [], seconds: 0.01, deepLookFollows: true),
                       .decoded(session: 1, symbols: [Symbol(symbology: .qrCode, text: "deep")], seconds: 0.2, fromDeepLook: true)] {
             let actions = core.handle(input, now: .milliseconds(240))
