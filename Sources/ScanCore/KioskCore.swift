@@ -219,11 +219,8 @@ public struct KioskCore: Sendable {
             return actions + [.followUp(.kiosk(.decoded(session: session, symbols: symbols, at: now, brightness: brightness,
                                                        deepLookFollows: deepLookFollows)))]
         case .deepLookFoundNothing(let session, let seconds):
-            guard stream.capturing == session else { return [] }
-            decodeSeconds += seconds
-            statistics.frame(showing: [], at: now)
-            lastProgress = now
-            return [.followUp(.kiosk(.decoded(session: session, symbols: [], at: now)))]
+            // The frame counted at its first look; now it counts as one without a code.
+            return handle(.decoded(session: session, symbols: [], seconds: seconds, fromDeepLook: true), now: now)
         case .captureFailed(let session, let state, let message):
             guard stream.capturing == session, stream.streaming else { return [] }
             return [.log(.error, message), .followUp(.camera(.failed(state)))]

@@ -1,3 +1,4 @@
+import Dispatch
 import POSIX
 import Testing
 #if canImport(Glibc)
@@ -10,37 +11,27 @@ import Glibc
 /// resume, and tests with a time limit, a session timeout or a bounded wait failed (CI of
 /// 2026-11-28: a 1-minute suite limit exceeded 413 s into the phase). Here they queue for as
 /// many threads as the machine has cores, which the kernel shares with the pool's.
-public final class TestThreads: TaskExecutor, @unchecked Sendable {
+public final class TestThreads: TaskExecutor, Sendable {
     public static let shared = TestThreads(count: max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let ready = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var jobs: [UnownedJob] = []
-    private var next = 0
+    private let jobs = Locked<[UnownedJob]>([])
+    /// One signal per job queued.
+    private let queued = DispatchSemaphore(value: 0)
 
     init(count: Int) {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(ready, nil)
         for _ in 0..<count { spawnThread { self.work() } }
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        pthread_mutex_lock(mutex)
-        jobs.append(job)
-        pthread_cond_signal(ready)
-        pthread_mutex_unlock(mutex)
+        jobs.withLock { $0.append(job) }
+        queued.signal()
     }
 
     private func work() {
         while true {
-            pthread_mutex_lock(mutex)
-            while next == jobs.count { pthread_cond_wait(ready, mutex) }
-            let job = jobs[next]
-            next += 1
-            if next == jobs.count { jobs.removeAll(keepingCapacity: true); next = 0 }
-            pthread_mutex_unlock(mutex)
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            queued.wait()
+            jobs.withLock { $0.removeFirst() }.runSynchronously(on: asUnownedTaskExecutor())
         }
     }
 }
