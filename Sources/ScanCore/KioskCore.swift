@@ -27,6 +27,9 @@ public struct KioskCore: Sendable {
         /// in `seconds` (or were spared: its scene was already found to hold nothing): the frame
         /// counts as one without a code.
         case deepLookFoundNothing(session: Int, seconds: Double)
+        /// A frame of `session`, whose deep passes were given up, showed something else where
+        /// `codes` were last read, in a scene held still: they are out of view.
+        case codesLeftView(session: Int, codes: [CodeIdentity])
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)
         /// Guidance for the person aiming, from a frame of `session` that could not be read.
@@ -221,6 +224,9 @@ public struct KioskCore: Sendable {
         case .deepLookFoundNothing(let session, let seconds):
             // The frame counted at its first look; now it counts as one without a code.
             return handle(.decoded(session: session, symbols: [], seconds: seconds, fromDeepLook: true), now: now)
+        case .codesLeftView(let session, let codes):
+            guard stream.capturing == session else { return [] }
+            return [.followUp(.kiosk(.codesLeftView(session: session, codes: codes, at: now)))]
         case .captureFailed(let session, let state, let message):
             guard stream.capturing == session, stream.streaming else { return [] }
             return [.log(.error, message), .followUp(.camera(.failed(state)))]

@@ -21,6 +21,10 @@ public enum KioskEvent: Equatable, Sendable {
     /// the run of frames a code must agree over (a code only the deep passes read comes between
     /// such first looks of the frames after its own).
     case decoded(session: Int, symbols: [Symbol], at: Duration = .zero, brightness: Double? = nil, deepLookFollows: Bool = false)
+    /// A frame of `session` at `at` no longer shows `codes` where they were read, though it was
+    /// not read through (its deep passes were given up): for the same-symbol filter and the
+    /// frames a code must agree over, they are out of view.
+    case codesLeftView(session: Int, codes: [CodeIdentity], at: Duration)
     /// The change detector saw the scene change (presentation mode).
     case sceneChanged
     /// Driving the torch line failed: the torch is in an unknown state.
@@ -201,6 +205,11 @@ public struct KioskMachine: Sendable {
             return timerFired(timer)
         case .decoded(let from, let symbols, let now, let brightness, let deepLookFollows):
             return decoded(from: from, symbols, at: now, brightness: brightness, deepLookFollows: deepLookFollows)
+        case .codesLeftView(let from, let codes, let now):
+            guard phase == .scanning(session: from) else { return [] }
+            sameSymbol.leftView(codes, at: now)
+            if let c = candidate, codes.contains(where: { $0.symbology == c.symbology && $0.bytes == c.bytes }) { candidate = nil }
+            return []
         case .sceneChanged:
             switch phase {
             case .watching:

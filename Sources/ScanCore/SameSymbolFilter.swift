@@ -15,19 +15,31 @@ public struct SameSymbolFilter: Sendable {
     /// Forgets every code: the next ones are reported whatever they are (a press).
     public mutating func forget() { recent = [:] }
 
-    /// A frame was looked at and showed `codes` at `now`: those are sighted again, the others
-    /// are out of view from their last sighting. Codes out of view longer than the window are
+    /// A frame was looked at and showed `codes` at `now`: those are sighted again (forgotten if
+    /// they were out of view longer than the window, so that they are reported), the others are
+    /// out of view from their last sighting. Codes out of view longer than the window are
     /// forgotten.
     public mutating func frame(showing codes: [Symbol], at now: Duration) {
         let shown = Set(codes.map(Code.init))
         for (code, sighting) in recent {
+            let away = sighting.outOfView && now - sighting.at >= window
             if shown.contains(code) {
-                recent[code] = Sighting(at: now, outOfView: false)
-            } else if sighting.outOfView && now - sighting.at >= window {
+                // Back after the window: a new sighting, which `admit` reports.
+                recent[code] = away ? nil : Sighting(at: now, outOfView: false)
+            } else if away {
                 recent[code] = nil
             } else {
                 recent[code]?.outOfView = true
             }
+        }
+    }
+
+    /// `codes` are out of view at `now` (a frame not read through showed something else where
+    /// they were); the others are left as they are.
+    public mutating func leftView(_ codes: [CodeIdentity], at now: Duration) {
+        for code in codes {
+            guard let sighting = recent[code] else { continue }
+            if sighting.outOfView && now - sighting.at >= window { recent[code] = nil } else { recent[code]?.outOfView = true }
         }
     }
 

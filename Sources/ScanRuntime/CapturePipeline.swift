@@ -17,10 +17,18 @@ public final class CapturePipeline: Sendable {
         /// A scene whose deep passes found nothing is not looked at deeply again until it changes.
         var fruitless: (work: CaptureWork, grid: [UInt8])?
         var lastGuidance: Duration?
+        /// The scene in view and the one before it: their first frames' grids and how many
+        /// frames each lasted (a scene held still, or a passing one).
+        var scene: (grid: [UInt8], frames: Int) = ([], 0)
+        var previousScene: (grid: [UInt8], frames: Int)?
+        /// Where each code was last read: its frame's grid and the cells under its corners.
+        var sighted: [CodeIdentity: (grid: [UInt8], cells: [Int])] = [:]
     }
     private let state = Locked(State())
     /// Guidance is worked out at most this often (it reads a frame's viewport twice).
     public static let guidanceInterval = Duration.milliseconds(500)
+    /// A scene held still this many frames is a scene, not a moment of motion.
+    public static let stillFrames = 4
 
     public init() {}
 
@@ -44,7 +52,17 @@ public final class CapturePipeline: Sendable {
         // a scene no longer in view.
         func sceneChanged() -> (grid: [UInt8], changed: Bool) {
             let grid = SceneChangeDetector.grid(frame)
-            return (grid, state.withLock { s in s.newest = grid; return s.detector.changed(grid: grid) })
+            return (grid, state.withLock { s in
+                s.newest = grid
+                let changed = s.detector.changed(grid: grid)
+                if changed || s.scene.frames == 0 {
+                    if s.scene.frames > 0 { s.previousScene = s.scene }
+                    s.scene = (grid, 1)
+                } else {
+                    s.scene.frames += 1
+                }
+                return changed
+            })
         }
         switch work {
         case .none, .drain:
@@ -57,12 +75,14 @@ public final class CapturePipeline: Sendable {
             let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
             guard let staged = tuning.decoder as? any StagedDecoder else {
                 let (symbols, seconds) = Self.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
+                sight(symbols, grid: grid, frame: frame)
                 return (inputs + [.decoded(session: session, symbols: symbols, seconds: seconds, brightness: brightness,
                                            frame: FrameSize(width: frame.width, height: frame.height))], nil)
             }
             let started = ContinuousClock.now
             let look = staged.firstLook(frame, viewport: tuning.viewport)
             let seconds = (ContinuousClock.now - started).milliseconds / 1000
+            sight(look.symbols, grid: grid, frame: frame)
             let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
                                                       frame: frame, viewport: tuning.viewport) : nil
             inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness,
@@ -75,6 +95,31 @@ public final class CapturePipeline: Sendable {
         state.withLock { SceneChangeDetector.differs(job.grid, $0.newest) }
     }
 
+    /// Remembers where `symbols`, read in a frame whose grid is `grid`, are.
+    private func sight(_ symbols: [Symbol], grid: [UInt8], frame: GrayFrame) {
+        guard !symbols.isEmpty else { return }
+        state.withLock { s in
+            if s.sighted.count + symbols.count > 32 { s.sighted = [:] }
+            for symbol in symbols { s.sighted[CodeIdentity(symbol)] = (grid, SceneChangeDetector.cells(under: symbol.corners, in: frame)) }
+        }
+    }
+
+    /// The codes out of view in `job`'s frame, whose deep passes were given up because the scene
+    /// moved on: its scene had been held still, and where each code was last read it shows
+    /// something else. (Without this, a code only the deep passes read would never leave the
+    /// view over a changing background whose deep passes take longer than it stays.) A code
+    /// moved within a scene in motion stays in view.
+    private func leftView(in job: DeepJob) -> [KioskCore.Input] {
+        let codes = state.withLock { s -> [CodeIdentity] in
+            guard let still = s.previousScene, still.frames >= Self.stillFrames,
+                  !SceneChangeDetector.differs(still.grid, job.grid) else { return [] }
+            let gone = s.sighted.filter { SceneChangeDetector.mostlyDiffer($0.value.grid, job.grid, in: $0.value.cells) }.map(\.key)
+            for code in gone { s.sighted[code] = nil }
+            return gone
+        }
+        return codes.isEmpty ? [] : [.codesLeftView(session: job.session, codes: codes)]
+    }
+
     /// The deep passes of `job` while `current` says its work is still the kiosk's (checked
     /// between passes), unless the scene moved on since its frame or was already found
     /// fruitless; when they find nothing, guidance (`now`: for its interval; `torchOn`: whether
@@ -84,7 +129,8 @@ public final class CapturePipeline: Sendable {
             (SceneChangeDetector.differs(job.grid, s.newest),
              s.fruitless.map { $0.work == job.work && !SceneChangeDetector.differs($0.grid, job.grid) } ?? false)
         }
-        guard current(), !moved else { return [] }
+        guard current() else { return [] }
+        guard !moved else { return leftView(in: job) }
         // A scene already found to hold nothing: this frame holds nothing either.
         guard !fruitless else { return [.deepLookFoundNothing(session: job.session, seconds: 0)] }
         let started = ContinuousClock.now
@@ -94,13 +140,15 @@ public final class CapturePipeline: Sendable {
         // the frame: they say nothing about it.
         let finished = current() && !sceneMovedOn(since: job)
         if !symbols.isEmpty, finished {
+            sight(symbols, grid: job.grid, frame: job.frame)
             state.withLock { $0.fruitless = nil }
             return [.decoded(session: job.session, symbols: symbols, seconds: seconds,
                              frame: FrameSize(width: job.frame.width, height: job.frame.height), fromDeepLook: true)]
         }
         // The frame holds no code (its first look left it to these passes: it counts now), and
         // its scene is not looked at deeply again until it changes.
-        let nothing: [KioskCore.Input] = finished ? [.deepLookFoundNothing(session: job.session, seconds: seconds)] : []
+        let nothing: [KioskCore.Input] = finished ? [.deepLookFoundNothing(session: job.session, seconds: seconds)]
+            : current() ? leftView(in: job) : []
         // Nothing read: what a person could change, at most twice a second.
         let guide = state.withLock { s -> Bool in
             if finished { s.fruitless = (job.work, job.grid) }
@@ -172,6 +220,23 @@ public struct SceneChangeDetector: Sendable {
         var cells = 0
         for i in 0..<a.count where abs(Int(a[i]) - Int(b[i])) > cellThreshold { cells += 1 }
         return cells >= cellsNeeded
+    }
+
+    /// Whether at least half of `cells` (indices into two grids) differ between `a` and `b`.
+    static func mostlyDiffer(_ a: [UInt8], _ b: [UInt8], in cells: [Int]) -> Bool {
+        guard a.count == b.count, !cells.isEmpty else { return false }
+        let changed = cells.filter { $0 < a.count && abs(Int(a[$0]) - Int(b[$0])) > cellThreshold }.count
+        return changed * 2 >= cells.count
+    }
+
+    /// The grid cells (indices, as `grid(_:)` lays them out) under the box around `corners` in `frame`.
+    static func cells(under corners: [PixelPoint], in frame: GrayFrame) -> [Int] {
+        guard !corners.isEmpty else { return [] }
+        let cw = max(1, frame.width / columns), ch = max(1, frame.height / rows)
+        func column(_ x: Int) -> Int { min(columns - 1, max(0, x / cw)) }
+        func row(_ y: Int) -> Int { min(rows - 1, max(0, y / ch)) }
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return (row(ys.min()!)...row(ys.max()!)).flatMap { r in (column(xs.min()!)...column(xs.max()!)).map { r * columns + $0 } }
     }
 
     static func grid(_ frame: GrayFrame) -> [UInt8] {

@@ -144,6 +144,39 @@ import Testing
         #expect(abs(core.decodeSeconds - 0.21) < 1e-9, "both looks' time counts")
     }
 
+    /// Continuous mode: a code only the deep passes read, taken away over a scene whose deep
+    /// passes were given up (the pipeline says it left the view), is sent again when it comes
+    /// back; without that word it is held back as still in view.
+    @Test func aCodeThatLeftTheViewUnreadIsSentAgain() {
+        let code = Symbol(symbology: .upcA, text: "725078102615")
+        func sent(leftView: Bool) -> Int {
+            var core = Self.core { $0.trigger = .continuous }
+            var delivered = 0
+            func run(_ input: KioskCore.Input, _ ms: Int) {
+                var pending = [input]
+                while !pending.isEmpty {
+                    for action in core.handle(pending.removeFirst(), now: .milliseconds(ms)) {
+                        if case .followUp(let next) = action { pending.append(next) }
+                        if case .deliver = action { delivered += 1 }
+                    }
+                }
+            }
+            for input in [KioskCore.Input.start, .camera(.opened), .kiosk(.cameraChanged(.available)), .streamStarted(true)] { run(input, 0) }
+            let session = core.stream.capturing ?? -1
+            for showing in 0..<3 {
+                let t = showing * 1000
+                run(.decoded(session: session, symbols: [], seconds: 0.01, deepLookFollows: true), t)
+                run(.decoded(session: session, symbols: [code], seconds: 0.4, fromDeepLook: true), t + 400)
+                // The code is taken away; the next scene's frames are first-looked only.
+                run(.decoded(session: session, symbols: [], seconds: 0.01, deepLookFollows: true), t + 500)
+                if leftView { run(.codesLeftView(session: session, codes: [CodeIdentity(code)]), t + 950) }
+            }
+            return delivered
+        }
+        #expect(sent(leftView: true) == 3)
+        #expect(sent(leftView: false) == 1)
+    }
+
     /// Timers come back through `takeDue` in deadline order; kept results are retried every
     /// second while any output keeps them.
     @Test func timersAndRetriesAreDueInOrder() {

@@ -178,6 +178,17 @@ import Testing
         }
     }
 
+    /// A code said to have left the view (a frame not read through showed something else where
+    /// it was) is out of view like one missing from a frame read through; the others are not.
+    @Test func aCodeThatLeftTheViewIsReportedAgainAfterTheWindow() {
+        var f = SameSymbolFilter(window: .milliseconds(500))
+        let a = Symbol(symbology: .upcA, text: "725078102615"), b = Symbol(symbology: .code128, text: "PART-1")
+        let first = [f.admit(a, at: .zero), f.admit(b, at: .zero)]
+        f.leftView([CodeIdentity(a)], at: .milliseconds(300))
+        let again = [f.admit(a, at: .milliseconds(900)), f.admit(b, at: .milliseconds(900))]
+        #expect(first == [true, true] && again == [true, false])
+    }
+
     @Test func severalCodesInViewAreEachHeldBack() {
         var f = SameSymbolFilter(window: .zero)
         let codes = (0..<3).map { Symbol(symbology: .code128, text: "PART-\($0)") }

@@ -49,4 +49,33 @@ import Testing
         let spared = pipeline.deepLook(try #require(job(plain)), current: { true }, now: .seconds(3), torchOn: false)
         #expect(spared.count == 1 && spared.contains { if case .deepLookFoundNothing(_, 0) = $0 { true } else { false } }, "\(spared)")
     }
+
+    /// A code only the deep passes read, taken away: the scene shown instead, held still, has
+    /// its deep passes given up when the code comes back (they take longer than it stayed).
+    /// That scene shows something else where the code was: the code left the view, and the
+    /// kiosk is told (continuous mode sent it once and held back its returns as repeats).
+    /// A scene that passed in one frame says nothing.
+    @Test func aCodeTakenAwayOverAStillSceneLeftTheView() throws {
+        let glare = try ImageFile.load(Fixture.path("upca-glare.png"))
+        let plain = try ImageFile.load(Fixture.path("no-code.png"))
+        let code = CodeIdentity(Symbol(symbology: .upcA, text: "725078102615"))
+        let tuning = KioskTuning(settings: KioskSettings(), viewport: .full, decoder: DecodePipeline())
+        let work = CaptureWork.decode(session: 1, watching: false)
+        for framesAway in [1, CapturePipeline.stillFrames] {
+            let pipeline = CapturePipeline()
+            func job(_ frame: GrayFrame) -> CapturePipeline.DeepJob? { pipeline.firstLook(for: frame, work: work, tuning: tuning).1 }
+            let read = pipeline.deepLook(try #require(job(glare)), current: { true }, now: .zero, torchOn: false)
+            #expect(read.contains { if case .decoded(_, let s, _, _, _, _, true) = $0 { s.map(CodeIdentity.init) == [code] } else { false } })
+            var away: CapturePipeline.DeepJob?
+            for _ in 0..<framesAway { away = job(plain) }
+            var checks = 0
+            let givenUp = pipeline.deepLook(try #require(away), current: {
+                checks += 1
+                if checks == 2 { _ = job(glare) } // the code is back before these passes end
+                return true
+            }, now: .seconds(1), torchOn: false)
+            let left = givenUp.compactMap { if case .codesLeftView(1, let codes) = $0 { codes } else { nil } }
+            #expect(left == (framesAway == 1 ? [] : [[code]]), "\(framesAway) frames away: \(givenUp)")
+        }
+    }
 }
