@@ -177,7 +177,15 @@ public final class SimulatedCamera<C: Clock>: FrameSource, Sendable where C.Dura
 
     public var droppedFrames: Int { state.withLock { $0.dropped } }
 
-    public var summary: String { "\(frames.count) image(s), gray \(frames[0].width)x\(frames[0].height) at \(1_000_000_000 / max(1, Int(period / .nanoseconds(1)))) fps" }
+    /// `3 image(s), gray 320x240 to 1920x1080 at 15 fps, 8 frames each` (one size when they agree).
+    public var summary: String {
+        let areas = frames.map { $0.width * $0.height }
+        let small = frames[areas.firstIndex(of: areas.min()!)!], large = frames[areas.firstIndex(of: areas.max()!)!]
+        let sizes = small.width == large.width && small.height == large.height ? "\(small.width)x\(small.height)"
+            : "\(small.width)x\(small.height) to \(large.width)x\(large.height)"
+        return "\(frames.count) image(s), gray \(sizes) at \(1_000_000_000 / max(1, Int(period / .nanoseconds(1)))) fps"
+            + (repeatEach > 1 ? ", \(repeatEach) frames each" : "")
+    }
 
     /// Whether the camera is streaming and its consumer is blocked waiting for a frame that is
     /// not due yet: with every delivered frame consumed, nothing moves until the clock does.

@@ -1,8 +1,10 @@
 import ArgumentParser
+import ImageLoading
 import ScanApp
 import ScanConfig
 import ScanCore
 import ScanHardware
+import SimulatedHardware
 
 /// `scand check-config`: validate a config file without starting anything.
 struct CheckConfig: ParsableCommand {
@@ -17,54 +19,72 @@ struct CheckConfig: ParsableCommand {
     var overrides: [String] = []
 
     func run() throws {
-        do {
-            let c = try Board.loadConfig(path: file, overrides: overrides)
-            // Values from the file are shown escaped: a control character never reaches the terminal.
-            func show(_ text: String) -> String { PayloadText.escaped(text) }
-            let lines = c.lines.keys.sorted().map { role in
-                let l = c.lines[role]!
-                return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
-            }
-            print("\(show(file)): ok")
-            let libcameraID = c.camera.id.isEmpty ? "(the first camera)" : show(c.camera.id)
-            let camera = switch (c.hardware, c.camera.backend) {
-            case (.simulated, _): show(c.camera.images.joined(separator: ","))
-            case (.linux, .v4l2): show(c.camera.device)
-            case (.linux, .libcamera): "libcamera \(libcameraID)"
-            case (.linux, .auto): "libcamera \(libcameraID) if libcamera lists it, else \(show(c.camera.device))"
-            }
-            print("  hardware \(c.hardware.rawValue), camera \(camera)")
-            if c.hardware == .linux {
-                print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
-                      + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))"
-                      + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY, RGB888, BGR888 it offers"))
-            }
-            print("  focus " + Self.focus(c.kiosk))
-            print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
-            print("  trigger \(c.kiosk.trigger.rawValue)" + (c.kiosk.trigger == .presentation ? " (idle \(c.kiosk.presentationIdle))" : "")
-                  + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
-            print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
-                                 ?? "in memory only: results waiting for the host are lost on a restart"))
-            let m = c.mqtt
-            print("  mqtt " + (m.url.map { url in
-                let id = m.clientID.isEmpty ? Board.hostName() : m.clientID
-                return "\(url) as \(show(id)), topics \(show(m.topicPrefix.isEmpty ? "scand/\(id)" : m.topicPrefix))/..., qos \(m.qos)"
-                    + (m.username.isEmpty ? "" : ", user \(show(m.username))") + (m.tlsCA.map { ", CA \(show($0))" } ?? "")
-                    + ", commands \(m.commands ? "on" : "off"), events \(m.events ? "on" : "off")"
-            } ?? "off"))
-            print("  feedback " + Self.feedback(c.feedback))
-            let sp = c.feedback.speech
-            print("  speech " + (sp.enabled
-                ? "espeak-ng voice \(show(sp.voice)) at \(sp.rate) words/min, volume \(sp.volume), says \(sp.say.rawValue), "
-                    + (sp.wavDirectory.map { "WAV files in \(show($0))" } ?? "on ALSA \(show(sp.device))")
-                    + ", results \(sp.deliver == .after ? "after the announcement" : "at once")"
-                    + (sp.replacesFlash ? ", replaces the flash" : "")
-                : "off"))
-            print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
-        } catch {
+        let c: ScandConfig
+        do { c = try Board.loadConfig(path: file, overrides: overrides) } catch {
             printError(error.description)
             throw ExitCode(1)
         }
+        // Values from the file are shown escaped: a control character never reaches the terminal.
+        func show(_ text: String) -> String { PayloadText.escaped(text) }
+        let lines = c.lines.keys.sorted().map { role in
+            let l = c.lines[role]!
+            return "\(role)=\(show(l.pin))(\(show(l.chip)):\(l.offset)\(l.activeLow ? ",active-low" : ""))"
+        }
+        // The simulated camera's images load as `run` would load them: one that cannot is
+        // this config's problem too.
+        var images: [String] = []
+        if c.hardware == .simulated {
+            for path in SimulatedCamera<ContinuousClock>.expand(c.camera.images) {
+                do {
+                    let frame = try ImageFile.load(path)
+                    images.append("\(show(path)) (\(frame.width)x\(frame.height))")
+                } catch {
+                    printError("\(show(file)): camera.images: \(show(path)): \(show(error.reason))")
+                    throw ExitCode(1)
+                }
+            }
+            if images.isEmpty {
+                printError("\(show(file)): camera.images: \(show(c.camera.images.joined(separator: ", "))): no PNG, JPEG or PGM files")
+                throw ExitCode(1)
+            }
+        }
+        print("\(show(file)): ok")
+        let libcameraID = c.camera.id.isEmpty ? "(the first camera)" : show(c.camera.id)
+        let camera = switch (c.hardware, c.camera.backend) {
+        case (.simulated, _): images.count == 1 ? images[0]
+            : "\(images.count) images: " + (images.count <= 4 ? images : images.prefix(3) + ["and \(images.count - 3) more"]).joined(separator: ", ")
+        case (.linux, .v4l2): show(c.camera.device)
+        case (.linux, .libcamera): "libcamera \(libcameraID)"
+        case (.linux, .auto): "libcamera \(libcameraID) if libcamera lists it, else \(show(c.camera.device))"
+        }
+        print("  hardware \(c.hardware.rawValue), camera \(camera)")
+        if c.hardware == .linux {
+            print("  capture \(c.camera.width)x\(c.camera.height) at \(c.camera.fps) fps (quality \(c.camera.quality.rawValue)), "
+                  + "formats in order: \(c.camera.formats.map(\.rawValue).joined(separator: ", "))"
+                  + (c.camera.backend == .v4l2 ? "" : "; through libcamera: the first of R8, NV12, NV21, YUV420, YUYV, UYVY, RGB888, BGR888 it offers"))
+        }
+        print("  focus " + Self.focus(c.kiosk))
+        print("  lines: \(lines.isEmpty ? "none" : lines.joined(separator: " "))")
+        print("  trigger \(c.kiosk.trigger.rawValue)" + (c.kiosk.trigger == .presentation ? " (idle \(c.kiosk.presentationIdle))" : "")
+              + ", up to \(c.kiosk.multiple) code(s) per read, camera \(c.camera.keepStreaming ? "kept streaming" : "stopped") between sessions")
+        print("  outbox " + (c.outboxDirectory.map { show($0) + " (capacity \(c.outboxCapacity), \(c.outboxPolicy.rawValue))" }
+                             ?? "in memory only: results waiting for the host are lost on a restart"))
+        let m = c.mqtt
+        print("  mqtt " + (m.url.map { url in
+            let id = m.clientID.isEmpty ? Board.hostName() : m.clientID
+            return "\(url) as \(show(id)), topics \(show(m.topicPrefix.isEmpty ? "scand/\(id)" : m.topicPrefix))/..., qos \(m.qos)"
+                + (m.username.isEmpty ? "" : ", user \(show(m.username))") + (m.tlsCA.map { ", CA \(show($0))" } ?? "")
+                + ", commands \(m.commands ? "on" : "off"), events \(m.events ? "on" : "off")"
+        } ?? "off"))
+        print("  feedback " + Self.feedback(c.feedback))
+        let sp = c.feedback.speech
+        print("  speech " + (sp.enabled
+            ? "espeak-ng voice \(show(sp.voice)) at \(sp.rate) words/min, volume \(sp.volume), says \(sp.say.rawValue), "
+                + (sp.wavDirectory.map { "WAV files in \(show($0))" } ?? "on ALSA \(show(sp.device))")
+                + ", results \(sp.deliver == .after ? "after the announcement" : "at once")"
+                + (sp.replacesFlash ? ", replaces the flash" : "")
+            : "off"))
+        print("  torch \(c.kiosk.hasTorch ? c.kiosk.torchMode.rawValue : "not configured"), alphanumeric \(c.kiosk.alphanumeric.rawValue), serial \(c.serial.device.isEmpty ? "off" : show(c.serial.device))")
     }
 
     /// The patterns `[feedback]` replaces, e.g. `good_read beep [30], flash none; ready led [0]`.

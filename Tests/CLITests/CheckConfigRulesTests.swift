@@ -25,6 +25,34 @@ import Testing
         #expect(upper.status == 0, "\(upper.stderr)")
     }
 
+    /// The simulated camera's images are loaded as `scand run` would load them: a missing or
+    /// broken one, or a folder without images, is refused in one line naming it (before: "ok",
+    /// then `run` refused it); the ones that load are listed with their sizes.
+    @Test func simulatedImagesThatCannotBeLoadedAreRefused() throws {
+        let dir = try Fixture.temporaryFolder("scand-check-images")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broken = dir.appendingPathComponent("broken.png"), empty = dir.appendingPathComponent("empty")
+        try "not an image".write(to: broken, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let file = dir.appendingPathComponent("scand.toml")
+        func check(_ images: [String]) throws -> Run {
+            let list = images.map { "\"\($0)\"" }.joined(separator: ", ")
+            try "hardware = \"simulated\"\n[camera]\nimages = [\(list)]\n".write(to: file, atomically: true, encoding: .utf8)
+            return try Run.scand(["check-config", file.path])
+        }
+        let qr = Fixture.path("qr.png"), glare = Fixture.path("upca-glare.png")
+        for (images, named) in [([qr, dir.path + "/missing.png"], dir.path + "/missing.png"), ([broken.path], broken.path), ([empty.path], empty.path)] {
+            let run = try check(images)
+            #expect(run.status == 1 && run.stdout.isEmpty, "\(images): \(run.stdout)")
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("\(file.path): camera.images: \(named)"), "\(run.stderr)")
+        }
+        let good = try check([qr, glare])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.contains("camera 2 images: \(qr) ("), "\(good.stdout)")
+        #expect(good.stdout.contains("\(glare) (380x240)"), "\(good.stdout)")
+    }
+
     @Test func aConfigurationThatReadsNoSymbologyIsRefused() throws {
         let run = try check("[scan]\nsymbologies = [\"qr\", \"ean13\"]\n[symbology.qr]\nenabled = false\n[symbology.EAN-13]\nenabled = false\n")
         #expect(run.status == 1)
