@@ -392,7 +392,10 @@ public struct KioskMachine: Sendable {
             if sameSymbol.admit(code, at: now) { batch.append(code) } else { metrics.repeatsHeldBack += 1 }
         }
         guard !batch.isEmpty else {
-            return effects + [.log(.debug, "\(symbol.symbology.rawValue) read again within the same-symbol time: held back")]
+            let window = settings.sameSymbolTimeout
+            let why = window == .zero ? "it has not left the view since it was sent"
+                : "it has not been out of view for scan.same_symbol_timeout_ms (\(Int(window.milliseconds)) ms) since it was sent"
+            return effects + [.log(.debug, "\(symbol.symbology.rawValue) read again, held back: \(why)")]
         }
         let results = batch.map { code -> ScanResult in
             sequence += 1

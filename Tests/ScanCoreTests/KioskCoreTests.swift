@@ -149,8 +149,9 @@ import Testing
     /// back; without that word it is held back as still in view.
     @Test func aCodeThatLeftTheViewUnreadIsSentAgain() {
         let code = Symbol(symbology: .upcA, text: "725078102615")
+        var heldBack: [String] = []
         func sent(leftView: Bool) -> Int {
-            var core = Self.core { $0.trigger = .continuous }
+            var core = Self.core { $0.trigger = .continuous; $0.sameSymbolTimeout = .milliseconds(300) }
             var delivered = 0
             func run(_ input: KioskCore.Input, _ ms: Int) {
                 var pending = [input]
@@ -158,6 +159,7 @@ import Testing
                     for action in core.handle(pending.removeFirst(), now: .milliseconds(ms)) {
                         if case .followUp(let next) = action { pending.append(next) }
                         if case .deliver = action { delivered += 1 }
+                        if case .log(_, let line) = action, line.contains("held back") { heldBack.append(line) }
                     }
                 }
             }
@@ -173,8 +175,11 @@ import Testing
             }
             return delivered
         }
-        #expect(sent(leftView: true) == 3)
+        #expect(sent(leftView: true) == 3 && heldBack.isEmpty, "\(heldBack)")
         #expect(sent(leftView: false) == 1)
+        #expect(heldBack.count == 2 && heldBack.allSatisfy {
+            $0 == "UPC-A read again, held back: it has not been out of view for scan.same_symbol_timeout_ms (300 ms) since it was sent"
+        }, "\(heldBack)")
     }
 
     /// Timers come back through `takeDue` in deadline order; kept results are retried every
