@@ -66,6 +66,9 @@ enum AddOnReader {
     /// reads the EAN-13 with the price in every look at it (a tryout's image, turned 66° and
     /// 246°). Nil where the image does not tell (no geometry, nothing that varies past the code,
     /// or no bars across its end, or too few rows of them).
+    /// The add-on's own bars (the run of rows crossing bars that shares the most rows with the
+    /// code's) must also lie mostly in line: more than half of them (a code's own add-on: 0.64
+    /// and more on the generated add-on sets; a lone one a code's height off, 0.35-0.47).
     static func liesBeside(_ s: Symbol, in frame: GrayFrame, across: Double?) -> Bool? {
         guard let g = Geometry(s, across: across), let rows = Rows(g, frame: frame), let barry = rows.barRows() else { return nil }
         // The code's own rows over its last 12 modules (its last digit and end guard), sampled
@@ -87,7 +90,15 @@ enum AddOnReader {
         // read given as its bounding box, whose sides are not its guards).
         guard high - low >= 8 else { return nil }
         let inLine = barry[low...high].filter { $0 }.count, all = barry.filter { $0 }.count
-        return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all
+        // The run of bar rows (gaps of up to 2 rows bridged) that shares the most rows with the
+        // code's: the add-on's own bars, and how many of them lie in line.
+        var runs: [ClosedRange<Int>] = []
+        for t in barry.indices where barry[t] {
+            if let last = runs.last, t - last.upperBound <= 3 { runs[runs.count - 1] = last.lowerBound...t } else { runs.append(t...t) }
+        }
+        let shared = runs.map { $0.overlaps(low...high) ? $0.clamped(to: low...high).count : 0 }
+        let own = shared.indices.max { shared[$0] < shared[$1] }.map { Double(shared[$0]) / Double(runs[$0].count) } ?? 1
+        return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all && own > 0.55
     }
 
     /// The main code as a line: its end, the direction along it and along its bars, its module.
