@@ -253,9 +253,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("c.toml").path
         try "hardware = \"simulated\"\n[camera]\nimages = [\"a\\u001B]0;pwned\\u0007\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        // The image cannot be loaded: the error names it, escaped.
         let run = try Run.scand(["check-config", config])
-        #expect(run.status == 0)
-        #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("\\x1B]0;pwned\\x07"), "\(run.stdout)")
+        #expect(run.status == 1)
+        #expect(!run.stderr.contains("\u{1B}") && run.stderr.contains("camera.images: a\\x1B]0;pwned\\x07"), "\(run.stderr)")
+        // An image that loads, named so: listed, escaped.
+        let named = dir.appendingPathComponent("a\u{1B}]0;pwned\u{07}.png")
+        try FileManager.default.copyItem(atPath: Fixture.path("qr.png"), toPath: named.path)
+        try "hardware = \"simulated\"\n[camera]\nimages = [\"\(dir.path)/a\\u001B]0;pwned\\u0007.png\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let listed = try Run.scand(["check-config", config])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(!listed.stdout.contains("\u{1B}") && listed.stdout.contains("a\\x1B]0;pwned\\x07.png ("), "\(listed.stdout)")
     }
 }
 
