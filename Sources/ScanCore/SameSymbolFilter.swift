@@ -1,11 +1,13 @@
 /// Holds back a code that is still in view (boxed scanners' "same symbol timeout"): a code is
-/// reported again only after it has been out of view (a looked-at frame without it) for at
-/// least `window` since its last sighting, so a code left on the scanner is reported once
-/// whatever the window, 0 included. Time is an input.
+/// reported again only after it has been out of view for at least `window` since its last
+/// sighting, as frames without it show (a looked-at frame without it, `window` or more after
+/// it was last seen). A code left on the scanner is reported once whatever the window, 0
+/// included. Time is an input.
 public struct SameSymbolFilter: Sendable {
     public var window: Duration
     private typealias Code = CodeIdentity
-    private struct Sighting { var at: Duration; var outOfView: Bool }
+    /// When a code was last seen, and the latest frame since that showed it out of view.
+    private struct Sighting { var at: Duration; var absent: Duration? }
     private var recent: [Code: Sighting] = [:]
     /// Codes remembered at most (several codes in view at once, `scan.multiple`).
     static let capacity = 32
@@ -15,32 +17,31 @@ public struct SameSymbolFilter: Sendable {
     /// Forgets every code: the next ones are reported whatever they are (a press).
     public mutating func forget() { recent = [:] }
 
-    /// A frame was looked at and showed `codes` at `now`: those are sighted again (forgotten if
-    /// they were out of view longer than the window, so that they are reported), the others are
-    /// out of view from their last sighting. Codes out of view longer than the window are
-    /// forgotten.
+    /// A frame was looked at and showed `codes` at `now`: those are sighted again (or, out of
+    /// view long enough before, forgotten: `admit` reports them), the others are out of view
+    /// (forgotten once that has lasted the window). The time out of view is what frames without
+    /// the code show, not when it is read again: a code only the deep passes read is read a
+    /// deep pass late (counted so, a UPC-A out of view 0.27 s was sent again with a 500 ms window).
     public mutating func frame(showing codes: [Symbol], at now: Duration) {
         let shown = Set(codes.map(Code.init))
         for (code, sighting) in recent {
-            let away = sighting.outOfView && now - sighting.at >= window
             if shown.contains(code) {
-                // Back after the window: a new sighting, which `admit` reports.
-                recent[code] = away ? nil : Sighting(at: now, outOfView: false)
-            } else if away {
-                recent[code] = nil
+                recent[code] = sighting.absent.map { $0 - sighting.at >= window } == true ? nil : Sighting(at: now, absent: nil)
             } else {
-                recent[code]?.outOfView = true
+                absent(code, at: now)
             }
         }
     }
 
-    /// `codes` are out of view at `now` (a frame not read through showed something else where
-    /// they were); the others are left as they are.
+    /// `codes` are out of view at `now`, as a frame without them would show: a scene held still,
+    /// whose frames were not all read through, showed something else where they were.
     public mutating func leftView(_ codes: [CodeIdentity], at now: Duration) {
-        for code in codes {
-            guard let sighting = recent[code] else { continue }
-            if sighting.outOfView && now - sighting.at >= window { recent[code] = nil } else { recent[code]?.outOfView = true }
-        }
+        for code in codes where recent[code] != nil { absent(code, at: now) }
+    }
+
+    private mutating func absent(_ code: Code, at now: Duration) {
+        guard let sighting = recent[code] else { return }
+        recent[code] = now - sighting.at >= window ? nil : Sighting(at: sighting.at, absent: now)
     }
 
     /// Whether `symbol`, read at `now` (any monotonic time), is reported; either way it is
@@ -48,11 +49,11 @@ public struct SameSymbolFilter: Sendable {
     public mutating func admit(_ symbol: Symbol, at now: Duration) -> Bool {
         let code = Code(symbol)
         let previous = recent[code]
-        recent[code] = Sighting(at: now, outOfView: false)
+        recent[code] = Sighting(at: now, absent: nil)
         if recent.count > Self.capacity, let oldest = recent.min(by: { $0.value.at < $1.value.at })?.key, oldest != code {
             recent[oldest] = nil
         }
         guard let previous else { return true }
-        return previous.outOfView && now - previous.at >= window
+        return previous.absent.map { $0 - previous.at >= window } ?? false
     }
 }

@@ -17,12 +17,13 @@ public final class CapturePipeline: Sendable {
         /// A scene whose deep passes found nothing is not looked at deeply again until it changes.
         var fruitless: (work: CaptureWork, grid: [UInt8])?
         var lastGuidance: Duration?
-        /// The scene in view and the one before it: their first frames' grids and how many
-        /// frames each lasted (a scene held still, or a passing one).
-        var scene: (grid: [UInt8], frames: Int) = ([], 0)
-        var previousScene: (grid: [UInt8], frames: Int)?
-        /// Where each code was last read: its frame's grid and the cells under its corners.
-        var sighted: [CodeIdentity: (grid: [UInt8], cells: [Int])] = [:]
+        /// The scene in view: its first frame's grid and number, and how many frames it has lasted.
+        var scene: (grid: [UInt8], first: Int, frames: Int) = ([], 0, 0)
+        /// Where each code was last read: its frame (by `looked`), that frame's grid and the
+        /// cells under its corners.
+        var sighted: [CodeIdentity: (frame: Int, grid: [UInt8], cells: [Int])] = [:]
+        /// Frames first-looked so far: each frame's number.
+        var looked = 0
     }
     private let state = Locked(State())
     /// Guidance is worked out at most this often (it reads a frame's viewport twice).
@@ -39,6 +40,8 @@ public final class CapturePipeline: Sendable {
         let look: FirstLook
         let decoder: any StagedDecoder
         let grid: [UInt8]
+        /// The frame's number among those first-looked (`State.looked`).
+        let number: Int
         /// The frame and viewport, for guidance when the deep passes find nothing too.
         let frame: GrayFrame
         let viewport: Viewport
@@ -50,19 +53,22 @@ public final class CapturePipeline: Sendable {
     public func firstLook(for frame: GrayFrame, work: CaptureWork, tuning: KioskTuning) -> ([KioskCore.Input], DeepJob?) {
         // The scene's grid, once a frame: for the change detector and to abandon deep passes on
         // a scene no longer in view.
-        func sceneChanged() -> (grid: [UInt8], changed: Bool) {
+        func sceneChanged() -> (grid: [UInt8], number: Int, changed: Bool, left: [CodeIdentity]) {
             let grid = SceneChangeDetector.grid(frame)
-            return (grid, state.withLock { s in
+            let (number, changed, left) = state.withLock { s -> (Int, Bool, [CodeIdentity]) in
+                s.looked += 1
                 s.newest = grid
                 let changed = s.detector.changed(grid: grid)
+                var left: [CodeIdentity] = []
                 if changed || s.scene.frames == 0 {
-                    if s.scene.frames > 0 { s.previousScene = s.scene }
-                    s.scene = (grid, 1)
+                    left = Self.codesOutOfView(in: s.scene, sighted: &s.sighted)
+                    s.scene = (grid, s.looked, 1)
                 } else {
                     s.scene.frames += 1
                 }
-                return changed
-            })
+                return (s.looked, changed, left)
+            }
+            return (grid, number, changed, left)
         }
         switch work {
         case .none, .drain:
@@ -70,20 +76,22 @@ public final class CapturePipeline: Sendable {
         case .watch:
             return (sceneChanged().changed ? [.kiosk(.sceneChanged)] : [], nil)
         case .decode(let session, let watching):
-            let (grid, changed) = sceneChanged()
+            let (grid, number, changed, left) = sceneChanged()
             var inputs: [KioskCore.Input] = watching && changed ? [.kiosk(.sceneChanged)] : []
+            // Before this frame's codes: one of them back in view is then a new sighting.
+            if !left.isEmpty { inputs.append(.codesLeftView(session: session, codes: left)) }
             let brightness = tuning.settings.torchMode == .auto ? Self.brightness(of: frame, in: tuning.viewport) : nil
             guard let staged = tuning.decoder as? any StagedDecoder else {
                 let (symbols, seconds) = Self.decode(frame, decoder: tuning.decoder, viewport: tuning.viewport)
-                sight(symbols, grid: grid, frame: frame)
+                sight(symbols, in: number, grid: grid, frame: frame)
                 return (inputs + [.decoded(session: session, symbols: symbols, seconds: seconds, brightness: brightness,
                                            frame: FrameSize(width: frame.width, height: frame.height))], nil)
             }
             let started = ContinuousClock.now
             let look = staged.firstLook(frame, viewport: tuning.viewport)
             let seconds = (ContinuousClock.now - started).milliseconds / 1000
-            sight(look.symbols, grid: grid, frame: frame)
-            let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid,
+            sight(look.symbols, in: number, grid: grid, frame: frame)
+            let deep = look.symbols.isEmpty ? DeepJob(work: work, session: session, look: look, decoder: staged, grid: grid, number: number,
                                                       frame: frame, viewport: tuning.viewport) : nil
             inputs.append(.decoded(session: session, symbols: look.symbols, seconds: seconds, brightness: brightness,
                                    frame: FrameSize(width: frame.width, height: frame.height), deepLookFollows: deep != nil))
@@ -95,29 +103,29 @@ public final class CapturePipeline: Sendable {
         state.withLock { SceneChangeDetector.differs(job.grid, $0.newest) }
     }
 
-    /// Remembers where `symbols`, read in a frame whose grid is `grid`, are.
-    private func sight(_ symbols: [Symbol], grid: [UInt8], frame: GrayFrame) {
+    /// Remembers where `symbols`, read in frame `number` whose grid is `grid`, are (a deep
+    /// read comes after newer frames' first looks: the newest sighting stays).
+    private func sight(_ symbols: [Symbol], in number: Int, grid: [UInt8], frame: GrayFrame) {
         guard !symbols.isEmpty else { return }
         state.withLock { s in
             if s.sighted.count + symbols.count > 32 { s.sighted = [:] }
-            for symbol in symbols { s.sighted[CodeIdentity(symbol)] = (grid, SceneChangeDetector.cells(under: symbol.corners, in: frame)) }
+            for symbol in symbols where (s.sighted[CodeIdentity(symbol)]?.frame ?? 0) < number {
+                s.sighted[CodeIdentity(symbol)] = (number, grid, SceneChangeDetector.cells(under: symbol.corners, in: frame))
+            }
         }
     }
 
-    /// The codes out of view in `job`'s frame, whose deep passes were given up because the scene
-    /// moved on: its scene had been held still, and where each code was last read it shows
-    /// something else. (Without this, a code only the deep passes read would never leave the
-    /// view over a changing background whose deep passes take longer than it stays.) A code
-    /// moved within a scene in motion stays in view.
-    private func leftView(in job: DeepJob) -> [KioskCore.Input] {
-        let codes = state.withLock { s -> [CodeIdentity] in
-            guard let still = s.previousScene, still.frames >= Self.stillFrames,
-                  !SceneChangeDetector.differs(still.grid, job.grid) else { return [] }
-            let gone = s.sighted.filter { SceneChangeDetector.mostlyDiffer($0.value.grid, job.grid, in: $0.value.cells) }.map(\.key)
-            for code in gone { s.sighted[code] = nil }
-            return gone
-        }
-        return codes.isEmpty ? [] : [.codesLeftView(session: job.session, codes: codes)]
+    /// The codes out of view in `scene`, which has just ended: held still, it showed something
+    /// else where each code last read before it was. They leave `sighted`. Without this, a code
+    /// only the deep passes read never left the view over a scene whose deep passes take longer
+    /// than it stayed (given up, they read no frame through), and came back held as a repeat. A
+    /// code moved about within a scene in motion stays in view.
+    private static func codesOutOfView(in scene: (grid: [UInt8], first: Int, frames: Int),
+                                       sighted: inout [CodeIdentity: (frame: Int, grid: [UInt8], cells: [Int])]) -> [CodeIdentity] {
+        guard scene.frames >= stillFrames else { return [] }
+        let gone = sighted.filter { $0.value.frame < scene.first && SceneChangeDetector.mostlyDiffer($0.value.grid, scene.grid, in: $0.value.cells) }.map(\.key)
+        for code in gone { sighted[code] = nil }
+        return gone
     }
 
     /// The deep passes of `job` while `current` says its work is still the kiosk's (checked
@@ -129,8 +137,7 @@ public final class CapturePipeline: Sendable {
             (SceneChangeDetector.differs(job.grid, s.newest),
              s.fruitless.map { $0.work == job.work && !SceneChangeDetector.differs($0.grid, job.grid) } ?? false)
         }
-        guard current() else { return [] }
-        guard !moved else { return leftView(in: job) }
+        guard current(), !moved else { return [] }
         // A scene already found to hold nothing: this frame holds nothing either.
         guard !fruitless else { return [.deepLookFoundNothing(session: job.session, seconds: 0)] }
         let started = ContinuousClock.now
@@ -140,15 +147,14 @@ public final class CapturePipeline: Sendable {
         // the frame: they say nothing about it.
         let finished = current() && !sceneMovedOn(since: job)
         if !symbols.isEmpty, finished {
-            sight(symbols, grid: job.grid, frame: job.frame)
+            sight(symbols, in: job.number, grid: job.grid, frame: job.frame)
             state.withLock { $0.fruitless = nil }
             return [.decoded(session: job.session, symbols: symbols, seconds: seconds,
                              frame: FrameSize(width: job.frame.width, height: job.frame.height), fromDeepLook: true)]
         }
         // The frame holds no code (its first look left it to these passes: it counts now), and
         // its scene is not looked at deeply again until it changes.
-        let nothing: [KioskCore.Input] = finished ? [.deepLookFoundNothing(session: job.session, seconds: seconds)]
-            : current() ? leftView(in: job) : []
+        let nothing: [KioskCore.Input] = finished ? [.deepLookFoundNothing(session: job.session, seconds: seconds)] : []
         // Nothing read: what a person could change, at most twice a second.
         let guide = state.withLock { s -> Bool in
             if finished { s.fruitless = (job.work, job.grid) }

@@ -10,14 +10,14 @@ import Glibc
 @Suite struct ContinuousDaemonTests {
     /// Runs the daemon in continuous mode on `images` (15 fps, `framesPerImage` each) until
     /// `text` was sent `times` times, or 60 s; the count of reads of `text` and the log.
-    static func reads(of text: String, times: Int, images: [String], framesPerImage: Int) async throws -> (Int, String) {
+    static func reads(of text: String, times: Int, images: [String], framesPerImage: Int, extra: String = "") async throws -> (Int, String) {
         let dir = try Fixture.temporaryFolder("scand-continuous")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
         let list = images.map { "\"\(Fixture.path($0))\"" }.joined(separator: ", ")
         try ("hardware = \"simulated\"\n[camera]\nimages = [\(list)]\nfps = 15\nframes_per_image = \(framesPerImage)\n"
             + "[gpio]\nboard = \"simulated\"\nbutton = { pin = \"GPIO17\" }\n"
-            + "[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\ntrigger = \"continuous\"\n")
+            + "[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\ntrigger = \"continuous\"\n" + extra)
             .write(to: config, atomically: true, encoding: .utf8)
         let logFile = dir.appendingPathComponent("stderr.log")
         let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin"], log: logFile)
@@ -45,6 +45,24 @@ import Glibc
     @Test func aCodeOnlyTheDeepPassesReadIsSentEachTimeItComesBack() async throws {
         let (reads, log) = try await Self.reads(of: "725078102615", times: 3, images: ["upca-glare.png", "code128.png"], framesPerImage: 45)
         #expect(reads >= 3, "\(log)")
+    }
+
+    /// A Code 128 alternating with the UPC-A under glare, 4 frames each (0.27 s), with no
+    /// same-symbol time: sent once a showing. (The UPC-A's deep passes, given up as the Code 128
+    /// came back, said the Code 128 read just then had left the view: it was sent twice in most
+    /// showings, 40-70 ms apart.)
+    @Test func aCodeIsSentOnceEachShowing() async throws {
+        let (reads, log) = try await Self.reads(of: "scand-128/ok", times: 12, images: ["upca-glare.png", "code128.png"], framesPerImage: 4,
+                                                extra: "same_symbol_timeout_ms = 0\n")
+        // The sends' times (`2026-11-28 13:40:15.975 notice read ...`), in seconds of the day.
+        let times = log.split(separator: "\n").filter { $0.contains("read") && $0.contains("scand-128/ok") }.compactMap { line -> Double? in
+            let clock = line.split(separator: " ").dropFirst().first?.split(separator: ":") ?? []
+            guard clock.count == 3, let h = Double(clock[0]), let m = Double(clock[1]), let sec = Double(clock[2]) else { return nil }
+            return h * 3600 + m * 60 + sec
+        }
+        #expect(reads >= 12 && times.count == reads, "\(log)")
+        let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        #expect(gaps.allSatisfy { $0 > 0.4 }, "two sends within one showing: \(gaps)")
     }
 
     /// The same UPC-A under glare, taken away over a scene without a code whose deep passes take
