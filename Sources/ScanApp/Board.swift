@@ -163,7 +163,7 @@ public struct Board {
     static func camera<C: Clock>(_ config: ScandConfig, clock: C) throws -> any FrameSource where C.Duration == Duration {
         switch config.hardware {
         case .simulated:
-            return try SimulatedCamera(name: "simulated camera (\(config.camera.images.joined(separator: ", ")))",
+            return try SimulatedCamera(name: "simulated camera (\(config.camera.images.map(PayloadText.escaped).joined(separator: ", ")))",
                                        images: config.camera.images, fps: config.camera.fps,
                                        repeatEach: config.camera.framesPerImage, clock: clock)
         case .linux:

@@ -1,4 +1,5 @@
 import ImageLoading
+import ScanCore
 import ScanHardware
 #if canImport(Glibc)
 import Glibc
@@ -59,13 +60,17 @@ public final class SimulatedCamera<C: Clock>: FrameSource, Sendable where C.Dura
     public convenience init(name: String = "simulated-camera", images: [String], fps: Int, repeatEach: Int = 1, clock: C,
                             trace: Trace? = nil) throws(HardwareError) {
         var frames: [GrayFrame] = []
+        // Paths come from the config: shown escaped (a control character never reaches the log).
         for path in Self.expand(images) {
             do { frames.append(try ImageFile.load(path)) } catch {
-                throw HardwareError(.invalidFormat, operation: "load image", device: path, hint: error.reason)
+                let shown = PayloadText.escaped(path)
+                throw HardwareError(.invalidFormat, operation: "load image", device: shown,
+                                    summary: "image \(shown) cannot be played: \(PayloadText.escaped(error.reason))")
             }
         }
         guard !frames.isEmpty else {
-            throw HardwareError(.notFound, operation: "load images", device: images.joined(separator: ","), hint: "no PNG, JPEG or PGM files")
+            let shown = images.map(PayloadText.escaped).joined(separator: ", ")
+            throw HardwareError(.notFound, operation: "load images", device: shown, summary: "no PNG, JPEG or PGM files in \(shown)")
         }
         self.init(name: name, frames: frames, fps: fps, repeatEach: repeatEach, clock: clock, trace: trace)
     }

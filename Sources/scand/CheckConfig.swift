@@ -32,21 +32,24 @@ struct CheckConfig: ParsableCommand {
         }
         // The simulated camera's images load as `run` would load them: one that cannot is
         // this config's problem too.
-        var images: [String] = []
+        var images: [String] = [], problems: [String] = []
         if c.hardware == .simulated {
             for path in SimulatedCamera<ContinuousClock>.expand(c.camera.images) {
                 do {
                     let frame = try ImageFile.load(path)
                     images.append("\(show(path)) (\(frame.width)x\(frame.height))")
                 } catch {
-                    printError("\(show(file)): camera.images: \(show(path)): \(show(error.reason))")
-                    throw ExitCode(1)
+                    problems.append("\(show(file)): camera.images: \(show(path)): \(show(error.reason))")
                 }
             }
-            if images.isEmpty {
-                printError("\(show(file)): camera.images: \(show(c.camera.images.joined(separator: ", "))): no PNG, JPEG or PGM files")
-                throw ExitCode(1)
+            // A folder without images gives none (every path given is a file or a folder).
+            for path in c.camera.images where SimulatedCamera<ContinuousClock>.expand([path]) == [] {
+                problems.append("\(show(file)): camera.images: \(show(path)): no PNG, JPEG or PGM files in this folder")
             }
+        }
+        guard problems.isEmpty else {
+            problems.forEach(printError)
+            throw ExitCode(1)
         }
         print("\(show(file)): ok")
         let libcameraID = c.camera.id.isEmpty ? "(the first camera)" : show(c.camera.id)

@@ -26,8 +26,8 @@ import Testing
     }
 
     /// The simulated camera's images are loaded as `scand run` would load them: a missing or
-    /// broken one, or a folder without images, is refused in one line naming it (before: "ok",
-    /// then `run` refused it); the ones that load are listed with their sizes.
+    /// broken one, or a folder without images, is refused in one line naming it, every one of
+    /// them (before: "ok", then `run` refused it); the ones that load are listed with their sizes.
     @Test func simulatedImagesThatCannotBeLoadedAreRefused() throws {
         let dir = try Fixture.temporaryFolder("scand-check-images")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -47,6 +47,9 @@ import Testing
             let lines = run.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].hasPrefix("\(file.path): camera.images: \(named)"), "\(run.stderr)")
         }
+        // Every problem, one line each.
+        let all = try check([dir.path + "/missing.png", broken.path, empty.path, qr])
+        #expect(all.status == 1 && all.stderr.split(separator: "\n").count == 3, "\(all.stderr)")
         let good = try check([qr, glare])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stdout.contains("camera 2 images: \(qr) ("), "\(good.stdout)")

@@ -257,6 +257,10 @@ import Testing
         let run = try Run.scand(["check-config", config])
         #expect(run.status == 1)
         #expect(!run.stderr.contains("\u{1B}") && run.stderr.contains("camera.images: a\\x1B]0;pwned\\x07"), "\(run.stderr)")
+        // `run` refuses it alike, escaped in its log.
+        let started = try Run.scand(["run", "--config", config, "--no-stdin"])
+        #expect(started.status == 1)
+        #expect(!started.stderr.contains("\u{1B}") && started.stderr.contains("image a\\x1B]0;pwned\\x07 cannot be played"), "\(started.stderr)")
         // An image that loads, named so: listed, escaped.
         let named = dir.appendingPathComponent("a\u{1B}]0;pwned\u{07}.png")
         try FileManager.default.copyItem(atPath: Fixture.path("qr.png"), toPath: named.path)
