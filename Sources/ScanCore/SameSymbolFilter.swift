@@ -7,7 +7,12 @@ public struct SameSymbolFilter: Sendable {
     public var window: Duration
     private typealias Code = CodeIdentity
     /// When a code was last seen, and the latest frame since that showed it out of view.
-    private struct Sighting { var at: Duration; var absent: Duration? }
+    private struct Sighting {
+        var at: Duration
+        var absent: Duration?
+        /// Whether a frame without the code came `window` or more after it was last seen.
+        func away(for window: Duration) -> Bool { absent.map { $0 - at >= window } ?? false }
+    }
     private var recent: [Code: Sighting] = [:]
     /// Codes remembered at most (several codes in view at once, `scan.multiple`).
     static let capacity = 32
@@ -26,7 +31,7 @@ public struct SameSymbolFilter: Sendable {
         let shown = Set(codes.map(Code.init))
         for (code, sighting) in recent {
             if shown.contains(code) {
-                recent[code] = sighting.absent.map { $0 - sighting.at >= window } == true ? nil : Sighting(at: now, absent: nil)
+                recent[code] = sighting.away(for: window) ? nil : Sighting(at: now, absent: nil)
             } else {
                 absent(code, at: now)
             }
@@ -54,6 +59,6 @@ public struct SameSymbolFilter: Sendable {
             recent[oldest] = nil
         }
         guard let previous else { return true }
-        return previous.absent.map { $0 - previous.at >= window } ?? false
+        return previous.away(for: window)
     }
 }

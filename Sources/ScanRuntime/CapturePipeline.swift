@@ -109,8 +109,9 @@ public final class CapturePipeline: Sendable {
         guard !symbols.isEmpty else { return }
         state.withLock { s in
             if s.sighted.count + symbols.count > 32 { s.sighted = [:] }
-            for symbol in symbols where (s.sighted[CodeIdentity(symbol)]?.frame ?? 0) < number {
-                s.sighted[CodeIdentity(symbol)] = (number, grid, SceneChangeDetector.cells(under: symbol.corners, in: frame))
+            for symbol in symbols {
+                let code = CodeIdentity(symbol)
+                if (s.sighted[code]?.frame ?? 0) < number { s.sighted[code] = (number, grid, SceneChangeDetector.cells(under: symbol.corners, in: frame)) }
             }
         }
     }
