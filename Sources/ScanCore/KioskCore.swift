@@ -27,8 +27,8 @@ public struct KioskCore: Sendable {
         /// in `seconds` (or were spared: its scene was already found to hold nothing): the frame
         /// counts as one without a code.
         case deepLookFoundNothing(session: Int, seconds: Double)
-        /// A frame of `session`, whose deep passes were given up, showed something else where
-        /// `codes` were last read, in a scene held still: they are out of view.
+        /// A scene of `session` held still, just ended, showed something else where `codes` were
+        /// last read (`CapturePipeline`): they are out of view.
         case codesLeftView(session: Int, codes: [CodeIdentity])
         /// Capture for `session` (nil: a stream without a session) failed: the camera is in `state`.
         case captureFailed(session: Int?, state: CameraState, message: String)

@@ -21,9 +21,9 @@ public enum KioskEvent: Equatable, Sendable {
     /// the run of frames a code must agree over (a code only the deep passes read comes between
     /// such first looks of the frames after its own).
     case decoded(session: Int, symbols: [Symbol], at: Duration = .zero, brightness: Double? = nil, deepLookFollows: Bool = false)
-    /// A frame of `session` at `at` no longer shows `codes` where they were read, though it was
-    /// not read through (its deep passes were given up): for the same-symbol filter and the
-    /// frames a code must agree over, they are out of view.
+    /// A scene of `session` held still, ended at `at`, showed something else where `codes` were
+    /// last read, whether or not its frames were read through: for the same-symbol filter and
+    /// the frames a code must agree over, they are out of view.
     case codesLeftView(session: Int, codes: [CodeIdentity], at: Duration)
     /// The change detector saw the scene change (presentation mode).
     case sceneChanged
@@ -115,7 +115,7 @@ public struct KioskMachine: Sendable {
     private var sequence = 0
     private var buttonDown = false
     /// The code seen in the last frames of this session and in how many in a row.
-    private var candidate: (symbology: Symbology, bytes: [UInt8], frames: Int)?
+    private var candidate: (code: CodeIdentity, frames: Int)?
     /// The code last refused by the accept filter in this session: refused once, not per frame.
     private var lastRejected: (symbology: Symbology, bytes: [UInt8])?
     /// Repeats of the same code within `settings.sameSymbolTimeout` are held back; a press starts
@@ -208,7 +208,7 @@ public struct KioskMachine: Sendable {
         case .codesLeftView(let from, let codes, let now):
             guard phase == .scanning(session: from) else { return [] }
             sameSymbol.leftView(codes, at: now)
-            if let c = candidate, codes.contains(where: { $0.symbology == c.symbology && $0.bytes == c.bytes }) { candidate = nil }
+            if let c = candidate, codes.contains(c.code) { candidate = nil }
             return []
         case .sceneChanged:
             switch phase {
@@ -371,8 +371,8 @@ public struct KioskMachine: Sendable {
         // A code counts once it was the same in enough consecutive frames.
         // A linear code checked within its frame (bars fit, or two engines alike) counts twice.
         let weight = symbol.verifiedInFrame ? 2 : 1
-        let frames = (candidate.map { $0.symbology == symbol.symbology && $0.bytes == symbol.bytes ? $0.frames : 0 } ?? 0) + weight
-        candidate = (symbol.symbology, symbol.bytes, frames)
+        let frames = (candidate.map { $0.code == CodeIdentity(symbol) ? $0.frames : 0 } ?? 0) + weight
+        candidate = (CodeIdentity(symbol), frames)
         guard frames >= settings.agreeingFrames[symbol.symbology] ?? 1 else { return effects }
         candidate = nil
         // A code the accept filter refuses is not a result: its own feedback, event and count,
