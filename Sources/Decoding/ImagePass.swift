@@ -5,7 +5,7 @@ import ScanHardware
 /// The passes that defeat what stops the engines on a first look: inverted codes, low contrast
 /// and uneven light, small codes (upscaling), large frames (downscaling).
 public enum ImagePass: String, Sendable, CaseIterable {
-    case thresholds, quietZone, rotate, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled, deblurredResampled
+    case thresholds, quietZone, rotate, regionLooks, invert, stretch, sharpen, regions, enhancedRegions, flatField, deblurred, localRange, highlights, smallUpscale, tiles, upscale, downscale, runes, matrixGrid, resampled, deblurredResampled
     /// The frame as it is, for the engines the first look left out and zxing's other
     /// thresholds (`DecodePipeline.decode` on several threads: these looks run beside the first
     /// deep passes). In no quality's list.
@@ -17,10 +17,14 @@ public enum ImagePass: String, Sendable, CaseIterable {
     /// `deblurred` and `localRange` read hard scenes (a shadow across a blurred code; a dark,
     /// noisy frame; a code out of focus; glare that lifts bars towards the paper) that nothing
     /// else reads; `resampled`, the costliest look, small, noisy and blurred codes.
+    /// `regionLooks` (balanced only, right after `rotate`) gives the small dense regions'
+    /// crops four of those whole-frame looks first: a small code under glare, in a shadow or
+    /// inverted was read only after every whole-frame pass before the one that reads it,
+    /// `resampled`'s enlargements among them.
     public static func passes(for quality: DecodePipeline.Quality) -> [ImagePass] {
         switch quality {
         case .fast: return []
-        case .balanced: return [.rotate, .thresholds, .quietZone, .regions, .invert, .flatField, .sharpen, .enhancedRegions, .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .resampled, .deblurredResampled, .runes]
+        case .balanced: return [.rotate, .regionLooks, .thresholds, .quietZone, .regions, .invert, .flatField, .sharpen, .enhancedRegions, .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .resampled, .deblurredResampled, .runes]
         case .accurate: return [.rotate, .thresholds, .quietZone, .regions, .matrixGrid, .invert, .stretch, .flatField, .sharpen, .enhancedRegions, .deblurred, .localRange, .highlights, .tiles, .upscale, .downscale, .resampled, .deblurredResampled, .runes]
         }
     }
@@ -126,15 +130,41 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 }
             }
             return groups
+        case .regionLooks:
+            // Each small dense region (`regionLooks(in:)`) through the looks that read most
+            // of the slow scenes (`regionLookPasses`), one crop's look at a time.
+            return Self.regionLooks(in: frame).flatMap { rect in
+                Self.regionLookPasses.map { look -> @Sendable () -> [TransformedFrame] in
+                    {
+                        look.images(frame.cropped(to: rect), made: nil).map { t in
+                            var t = t
+                            t.offsetX += rect.x
+                            t.offsetY += rect.y
+                            return t
+                        }
+                    }
+                }
+            }
         default:
             return [{ self.images(frame, made: made) }]
         }
     }
 
+    /// The whole-frame passes `regionLooks` runs on each small region's crop, in this order.
+    static let regionLookPasses: [ImagePass] = [.localRange, .highlights, .invert, .flatField]
+
+    /// The regions `regionLooks` crops: the three largest dense regions (`RegionFinder`) that
+    /// each cover at most a fifth of the frame. A larger region is most of the frame, which the
+    /// whole-frame passes look at anyway.
+    static func regionLooks(in frame: GrayFrame) -> [PixelRect] {
+        let area = frame.width * frame.height
+        return RegionFinder.candidates(in: frame, limit: 3).filter { $0.width * $0.height * 5 <= area }
+    }
+
     /// All of a pass's images at once (`makers` splits the costly ones into groups).
     private func images(_ frame: GrayFrame, made: MadeImages?) -> [TransformedFrame] {
         switch self {
-        case .deblurred, .resampled, .deblurredResampled:
+        case .deblurred, .resampled, .deblurredResampled, .regionLooks:
             return makers(frame, made: made).flatMap { $0() }
         case .thresholds, .runes, .asIs:
             // The frame as it is: the pipeline reads it with zxing's other binarizers, or with

@@ -67,7 +67,7 @@ import Testing
     @Test func aFrameOutOfFocusIsDeconvolvedFirstADarkOneHalvedFirstAndOneInFocusEnlargedSooner() throws {
         let balanced = ImagePass.passes(for: .balanced)
         // In focus: `resampled` right after `flatField`, the rest in their order.
-        let inFocus: [ImagePass] = [.rotate, .thresholds, .quietZone, .regions, .invert, .flatField, .resampled, .sharpen, .enhancedRegions,
+        let inFocus: [ImagePass] = [.rotate, .regionLooks, .thresholds, .quietZone, .regions, .invert, .flatField, .resampled, .sharpen, .enhancedRegions,
                                     .downscale, .smallUpscale, .deblurred, .localRange, .highlights, .deblurredResampled, .runes]
         #expect(Set(inFocus) == Set(balanced) && inFocus.count == balanced.count)
         let sharp = FrameCondition(blur: 0.85, brightLevel: 210)

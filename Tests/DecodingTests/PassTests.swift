@@ -164,6 +164,49 @@ import Testing
         #expect(even[32, 32] == 255)
     }
 
+    /// A small DataMatrix under glare in a 640x480 scene (bench/make-devset.py --seed 1818,
+    /// DataMatrix-10-glare.png): of the whole-frame passes only `highlights` reads it, after
+    /// twelve others (`resampled`'s four enlargements among them); the region looks read it
+    /// right after `rotate`, from a crop of its region, and place it in the frame where it is
+    /// (x 310-440, y 150-280).
+    @Test func aSmallCodeUnderGlareIsReadFromItsRegionBeforeTheWholeFramePasses() throws {
+        let frame = try ImageFile.load(Fixture.path("datamatrix-glare-scene.png"))
+        let regions = ImagePass.regionLooks(in: frame)
+        #expect(!regions.isEmpty && regions.count <= 3)
+        #expect(regions.allSatisfy { $0.width * $0.height * 5 <= frame.width * frame.height })
+        let balanced = ImagePass.passes(for: .balanced)
+        #expect(balanced.firstIndex(of: .regionLooks) == balanced.firstIndex(of: .rotate).map { $0 + 1 })
+        let beforeHighlights = Array(balanced.prefix { $0 != .highlights }).filter { $0 != .regionLooks }
+        #expect(DecodePipeline(passes: beforeHighlights).decode(frame).isEmpty, "no whole-frame pass before highlights reads it")
+        let found = DecodePipeline(passes: [.regionLooks]).decode(frame)
+        #expect(found.map(\.text) == ["scand-1590"])
+        for corner in found.first?.corners ?? [] {
+            #expect((300...450).contains(corner.x) && (140...290).contains(corner.y), "\(corner) is not where the code is")
+        }
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["scand-1590"])
+    }
+
+    /// Each region look's image is a crop's, placed back at the crop's origin; a region larger
+    /// than a fifth of the frame gets none.
+    @Test func theRegionLooksArePlacedAtTheirRegions() throws {
+        let frame = try ImageFile.load(Fixture.path("datamatrix-glare-scene.png"))
+        let regions = ImagePass.regionLooks(in: frame)
+        let images = ImagePass.regionLooks.apply(frame)
+        #expect(images.count == regions.count * ImagePass.regionLookPasses.count)
+        for (i, t) in images.enumerated() {
+            let rect = regions[i / ImagePass.regionLookPasses.count]
+            #expect(t.frame.width == rect.width && t.frame.height == rect.height && t.scale == 1)
+            let placed = t.mapBack(Symbol(symbology: .dataMatrix, text: "x", corners: [PixelPoint(x: 0, y: 0), PixelPoint(x: rect.width - 1, y: rect.height - 1)]))
+            #expect(placed.corners == [PixelPoint(x: rect.x, y: rect.y), PixelPoint(x: rect.x + rect.width - 1, y: rect.y + rect.height - 1)])
+        }
+        // A close-up of the code: its region, more than a fifth of the image, is left to the
+        // whole-frame passes.
+        let closeUp = frame.cropped(to: PixelRect(x: 322, y: 162, width: 100, height: 100))
+        let holdsCode = { (r: PixelRect) in r.x < 50 && 50 < r.x + r.width && r.y < 50 && 50 < r.y + r.height }
+        #expect(RegionFinder.candidates(in: closeUp, limit: 3).contains { holdsCode($0) && $0.width * $0.height * 5 > closeUp.width * closeUp.height })
+        #expect(!ImagePass.regionLooks(in: closeUp).contains(where: holdsCode), "\(ImagePass.regionLooks(in: closeUp))")
+    }
+
     /// A dark full-HD frame: of the balanced passes, read at half size (the first to read it),
     /// stretched to its local range and enlarged (the last two), by no other.
     @Test func aDarkNoisyFrameIsReadAtHalfSize() throws {

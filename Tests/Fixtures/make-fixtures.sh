@@ -121,6 +121,9 @@ cp ../../../shared/corpus/zxing-cpp/aztec-2/04.png aztec-photo.png
 # (`ImagePass.highlights`; issue 18).
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev5151/UPC-A-10-glare.png").convert("L").crop((180, 60, 560, 300)).save("upca-glare.png")'
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev1818/DataMatrix-10-glare.png").convert("L").crop((310, 150, 440, 280)).save("datamatrix-glare.png")'
+# The same DataMatrix under glare in its whole 640x480 frame, as it is: read by `ImagePass.regionLooks`
+# (the code's small region under the highlights curve) before any whole-frame pass (issue 42).
+# cp /tmp/dev1818/DataMatrix-10-glare.png datamatrix-glare-scene.png
 # An Aztec of "gate-98472943" under glare, --seed 4242 (Aztec-10-glare.jpg, x 396-516, y 575-697):
 # read only by the resampled look's third image, the enlarged frame under the highlights curve.
 # python3 -c 'from PIL import Image; Image.open("/tmp/dev4242/Aztec-10-glare.jpg").convert("L").crop((396, 575, 516, 697)).save("aztec-glare.png")'
