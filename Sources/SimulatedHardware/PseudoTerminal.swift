@@ -25,7 +25,11 @@ public final class PseudoTerminal: SerialPort, Sendable {
         cfmakeraw(&raw)
         tcsetattr(slave, TCSANOW, &raw)
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-        hostPath = ttyname(slave).map { String(cString: $0) } ?? "/dev/pts/?"
+        // ttyname_r, not ttyname: ttyname's one static buffer is shared by the process's
+        // threads, and a pty opened on another at the same moment gave this one its path (a
+        // test's daemon then wrote to another test's pty, gone by then, and heard nothing).
+        var path = [CChar](repeating: 0, count: 128)
+        hostPath = ttyname_r(slave, &path, path.count) == 0 ? String(decoding: path.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/dev/pts/?"
         name = "pty \(hostPath)"
         fd = Descriptor(master)
         hostFD = Descriptor(slave) // held open so that writes never fail with EIO while no host has opened it

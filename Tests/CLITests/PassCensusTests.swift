@@ -27,7 +27,7 @@ import Testing
         let itfLine = try #require(lines.first { $0.hasPrefix(itf + ":") })
         #expect(itfLine.contains("first look missed"), "\(itfLine)")
         let passes = itfLine.components(separatedBy: "; ").dropFirst().joined().components(separatedBy: ", ")
-        #expect(passes.count == 16, "\(passes)")
+        #expect(passes.count == 17, "\(passes)") // balanced quality's passes
         #expect(passes.contains { $0.hasPrefix("rotate ") && !$0.contains("missed") && $0.hasSuffix(" ms") }, "\(passes)")
         #expect(passes.contains { $0.hasPrefix("runes missed ") }, "\(passes)")
         #expect(lines.contains { $0.trimmingCharacters(in: .whitespaces).hasPrefix("rotate") && $0.hasSuffix(" 1") }, "\(run.stdout)")
