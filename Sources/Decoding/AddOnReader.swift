@@ -182,17 +182,21 @@ enum AddOnReader {
         }
 
         /// The rows that cross bars: those that vary along the add-on's place and agree with the
-        /// rows two pixels away (bars run across rows; clutter seldom does), the longest run of
-        /// them, as row indices.
+        /// rows two pixels away (bars run across rows; clutter seldom does), the run of them
+        /// (6 rows or more) nearest the code's middle row, the longer of two as near, as row
+        /// indices. The longest run was taken before: a lone EAN-5 printed past a book's price
+        /// along its bars was as long and was read as the price (bench/make-addon-traps.py R6).
         func barBand() -> Range<Int>? {
             guard let barry = barRows() else { return nil }
-            var best: Range<Int>? = nil, runStart: Int? = nil
+            var runs: [Range<Int>] = [], runStart: Int? = nil
             for t in 0...barry.count {
                 if t < barry.count && barry[t] { if runStart == nil { runStart = t }; continue }
-                if let a = runStart, t - a > (best?.count ?? 0) { best = a..<t }
+                if let a = runStart, t - a >= 6 { runs.append(a..<t) }
                 runStart = nil
             }
-            guard let run = best, run.count >= 6 else { return nil }
+            let middle = values.count / 2
+            let distance = { (r: Range<Int>) in r.contains(middle) ? 0 : min(abs(r.lowerBound - middle), abs(r.upperBound - 1 - middle)) }
+            guard let run = runs.min(by: { (distance($0), -$0.count) < (distance($1), -$1.count) }) else { return nil }
             // The run's ends meet the bars' ends at a slant: leave a tenth each side.
             let trim = run.count / 10
             return (run.lowerBound + trim)..<(run.upperBound - trim)

@@ -133,12 +133,38 @@ import Testing
     @Test func aLoneAddOnThatSharesFewOfTheCodesRowsIsNotItsOwn() throws {
         for (file, symbology, text) in [("ean13-lone-ean5-above.png", Symbology.ean13, "5901234123457"), ("ean8-lone-ean2-below.png", .ean8, "12345670"),
                                         ("ean13-lone-ean5-80-above.png", .ean13, "5901234123457"), ("ean13-lone-ean2-80-below.png", .ean13, "5901234123457"),
-                                        ("ean8-lone-ean5-90-below.png", .ean8, "12345670")] {
+                                        ("ean8-lone-ean5-90-below.png", .ean8, "12345670"), ("upca-lone-ean2-90-below.png", .upcA, "725272730706")] {
             for workers in [1, 2] {
                 let (read, seen) = try Self.read(file, symbology, workers: workers)
                 #expect(read.map(\.text) == [text] && read.allSatisfy { $0.addOn == nil }, "\(seen)")
             }
         }
+    }
+
+    /// A code read with an add-on may be placed over the main code alone: the bars past its
+    /// end are looked for there when the code's bars fit that place (a lone EAN-2 90 px lower,
+    /// sharing a few rows, was looked for past a place taken to span code and add-on, and lay
+    /// in line). The fitted look reads the run of bar rows nearest the code's middle, not the
+    /// longest: a lone EAN-5 printed past a book's price along its bars was as long and was
+    /// sent as the price (bench/make-addon-traps.py R6).
+    @Test func theAddOnIsLookedForPastTheCodesOwnEndAndInItsRows() throws {
+        let upca = try ImageFile.load(Fixture.path("upca-lone-ean2-90-below.png"))
+        for workers in [1, 2] {
+            let (read, seen) = try Self.read("isbn-lone-ean5-past-price.png", .ean13, workers: workers)
+            #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["9780306406157+52495"], "\(seen)")
+        }
+        // The UPC-A's place is its own (its bars fit it) though zxing read it with the lone
+        // 12 (`scand decode`, every code in a file: stopsAtFirstCode off): the add-on's rows
+        // are looked for past that end, and lie off to one side.
+        for stops in [true, false] {
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(.upcA, .read), workers: workers, stopsAtFirstCode: stops).decode(upca)
+                #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["725272730706+"], "\(stops), \(workers) workers")
+            }
+        }
+        let plain = try #require(DecodePipeline(quality: .balanced, rules: Self.rules(.upcA, .ignore)).decode(upca).first)
+        #expect(EANVerifier.verify(plain, in: upca) == .fits)
+        #expect(AddOnReader.liesBeside(plain, in: upca, across: nil) == false)
     }
 
     /// An EAN-2 has one check, its value modulo 4 in its parities: zxing read `590123412345+12`

@@ -221,3 +221,11 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # ean13-lone-ean5-above.png and ean8-lone-ean2-below.png: bench/make-addon-traps.py's R4 and R5
 # (an EAN-13 with a lone EAN-5 77777 past its end, 100 px higher; an EAN-8 with a lone EAN-2 12
 # past its end, 105 px lower), whose lone add-on was attached sharing a few of the code's rows.
+# upca-lone-ean2-90-below.png: bench/make-lone-addons.py /tmp/lone (seed 7), lone090-upca-e2-dy90.png
+# as it is (a UPC-A with a lone EAN-2 12 past its end, 90 px lower, turned and at 0.7): read with
+# the 12 from a place taken to span the code and an add-on (issue 42).
+# cp /tmp/lone/lone090-upca-e2-dy90.png upca-lone-ean2-90-below.png
+# isbn-lone-ean5-past-price.png: bench/make-addon-traps.py's R6 as it is (an ISBN with its price
+# 52495 and a lone EAN-5 77777 printed past the price along its bars, turned 150° at 0.75): the
+# fitted look read the lone 77777 as the price (issue 42).
+# cp /tmp/traps/R6-isbn-lone-ean5-below-addon.png isbn-lone-ean5-past-price.png
