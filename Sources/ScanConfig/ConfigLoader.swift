@@ -39,6 +39,14 @@ public enum ConfigLoader {
         return (value("control", "socket") ?? defaults.controlSocket, value("status", "file") ?? defaults.statusFile)
     }
 
+    /// The line of the file at `path` where `key` (dotted) or its nearest parent table was
+    /// written, for a problem found after loading (`scand check-config`: an image of
+    /// `camera.images` that does not load). Nil when the file does not say it.
+    public static func line(of key: String, inFile path: String) -> Int? {
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? ConfigValue.parse(bytes, file: path) else { return nil }
+        return LineIndex(lines: document.lines).line(of: key)
+    }
+
     public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String,
                              knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)

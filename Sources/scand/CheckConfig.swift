@@ -33,18 +33,22 @@ struct CheckConfig: ParsableCommand {
         // The simulated camera's images load as `run` would load them: one that cannot is
         // this config's problem too.
         var images: [String] = [], problems: [String] = []
+        // `FILE:LINE: camera.images: ...`, as the loader's own problems are given.
+        func problem(_ message: String) -> String {
+            ConfigError(file: file, line: ConfigLoader.line(of: "camera.images", inFile: file), key: "camera.images", message: message).description
+        }
         if c.hardware == .simulated {
             for path in SimulatedCamera<ContinuousClock>.expand(c.camera.images) {
                 do {
                     let frame = try ImageFile.load(path)
                     images.append("\(show(path)) (\(frame.width)x\(frame.height))")
                 } catch {
-                    problems.append("\(show(file)): camera.images: \(show(path)): \(show(error.reason))")
+                    problems.append(problem("\(path): \(error.reason)"))
                 }
             }
             // A folder without images gives none (every path given is a file or a folder).
             for path in c.camera.images where SimulatedCamera<ContinuousClock>.expand([path]) == [] {
-                problems.append("\(show(file)): camera.images: \(show(path)): no PNG, JPEG or PGM files in this folder")
+                problems.append(problem("\(path): no PNG, JPEG or PGM files in this folder"))
             }
         }
         guard problems.isEmpty else {
