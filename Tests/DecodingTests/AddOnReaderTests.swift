@@ -167,6 +167,24 @@ import Testing
         #expect(AddOnReader.liesBeside(plain, in: upca, across: nil) == false)
     }
 
+    /// zxing reads this EAN-2 47 as 37 on the rows across the code's middle and gives that
+    /// read a place over code and add-on; merged with a read of the code alone, it carried the
+    /// code-alone place, where the fitted look, taking the place to span both, read nothing and
+    /// disputed nothing (bench/make-addon-traps.py R1: `scand decode`, which reads every code,
+    /// sent 37). Placed by the code's fitted digits, the fitted look reads 47 and disputes 37.
+    @Test func anEAN2ReadWrongAlongTheMiddleIsDisputedWhereverTheCodeIsPlaced() throws {
+        let frame = try ImageFile.load(Fixture.path("ean13-addon2-47.png"))
+        for stops in [true, false] {
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .read), workers: workers, stopsAtFirstCode: stops).decode(frame)
+                let seen = "\(stops), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                #expect(read.map(\.text) == ["4006381333931"] && read.allSatisfy { [nil, "47"].contains($0.addOn) }, "\(seen)")
+                // As the kiosk reads (the first code ends the look): with its add-on.
+                if stops { #expect(read.first?.addOn == "47", "\(seen)") }
+            }
+        }
+    }
+
     /// An EAN-2 has one check, its value modulo 4 in its parities: zxing read `590123412345+12`
     /// turned 7° at 0.75 as `+72`, and an UPC-E's `+12` turned 14° at 0.70 as `+72`, in every
     /// look alike (a tryout's images, bench/make-addon-traps.py R2 and R3). Where the fitted look

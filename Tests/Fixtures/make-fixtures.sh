@@ -229,3 +229,7 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # 52495 and a lone EAN-5 77777 printed past the price along its bars, turned 150° at 0.75): the
 # fitted look read the lone 77777 as the price (issue 42).
 # cp /tmp/traps/R6-isbn-lone-ean5-below-addon.png isbn-lone-ean5-past-price.png
+# ean13-addon2-47.png: bench/make-addon-traps.py's R1 as it is (an EAN-13 4006381333931 with its
+# EAN-2 47, at 0.7): zxing's rows across the code's middle read the add-on as 37, and a look that
+# read every code (`scand decode`) sent 37 (issue 42).
+# cp /tmp/traps/R1-ean13p2-47.png ean13-addon2-47.png
