@@ -47,6 +47,17 @@ public enum ConfigLoader {
         return LineIndex(lines: document.lines).line(of: key)
     }
 
+    /// The value of dotted `key` as the file at `path` writes it, `overrides` on top, read
+    /// without checking the rest: for a check that still has a say when the file has other
+    /// problems (`scand check-config` loads the simulated camera's images anyway). Nil when the
+    /// file is not TOML or does not give the key.
+    public static func rawValue(of key: String, inFile path: String, overrides: [String] = []) -> ConfigValue? {
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? ConfigValue.parse(bytes, file: path) else { return nil }
+        var root = ConfigValue.table(document.root)
+        for item in overrides { if let o = try? Override(item) { root.set(o.key[...], to: o.value) } }
+        return root.value(at: key.split(separator: ".").map(String.init))
+    }
+
     public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String,
                              knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)

@@ -185,6 +185,11 @@ struct Reader {
             if name == "addon_separator" {
                 c.rules.addOnSeparator = string([name: value], key, default: "")
                 if c.rules.addOnSeparator.utf8.count > 8 { fail(key, "is longer than 8 bytes") }
+                // Text outputs write a control character escaped (a tab as \x09): the host
+                // would never get the character itself.
+                if c.rules.addOnSeparator.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) {
+                    fail(key, "holds a control character, which text outputs write escaped (a tab as \\x09); use printable characters, e.g. \" \" or \"-\"")
+                }
                 continue
             }
             guard let symbology = Symbology(name: name) else {

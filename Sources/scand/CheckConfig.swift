@@ -22,6 +22,11 @@ struct CheckConfig: ParsableCommand {
         let c: ScandConfig
         do { c = try Board.loadConfig(path: file, overrides: overrides) } catch {
             printError(error.description)
+            // The simulated camera's images too, as the file gives them: every problem at once.
+            if case .string("simulated")? = ConfigLoader.rawValue(of: "hardware", inFile: file, overrides: overrides),
+               case .array(let list)? = ConfigLoader.rawValue(of: "camera.images", inFile: file, overrides: overrides) {
+                loading(list.compactMap { if case .string(let path) = $0 { path } else { nil } }).problems.forEach(printError)
+            }
             throw ExitCode(1)
         }
         // Values from the file are shown escaped: a control character never reaches the terminal.
@@ -32,25 +37,7 @@ struct CheckConfig: ParsableCommand {
         }
         // The simulated camera's images load as `run` would load them: one that cannot is
         // this config's problem too.
-        var images: [String] = [], problems: [String] = []
-        // `FILE:LINE: camera.images: ...`, as the loader's own problems are given.
-        func problem(_ message: String) -> String {
-            ConfigError(file: file, line: ConfigLoader.line(of: "camera.images", inFile: file), key: "camera.images", message: message).description
-        }
-        if c.hardware == .simulated {
-            for path in SimulatedCamera<ContinuousClock>.expand(c.camera.images) {
-                do {
-                    let frame = try ImageFile.load(path)
-                    images.append("\(show(path)) (\(frame.width)x\(frame.height))")
-                } catch {
-                    problems.append(problem("\(path): \(error.reason)"))
-                }
-            }
-            // A folder without images gives none (every path given is a file or a folder).
-            for path in c.camera.images where SimulatedCamera<ContinuousClock>.expand([path]) == [] {
-                problems.append(problem("\(path): no PNG, JPEG or PGM files in this folder"))
-            }
-        }
+        let (images, problems) = c.hardware == .simulated ? loading(c.camera.images) : ([], [])
         guard problems.isEmpty else {
             problems.forEach(printError)
             throw ExitCode(1)
@@ -97,6 +84,32 @@ struct CheckConfig: ParsableCommand {
     /// The patterns `[feedback]` replaces, e.g. `good_read beep [30], flash none; ready led [0]`.
     /// `camera.focus` as it acts under the trigger mode: `auto-on-press: one autofocus cycle per
     /// press, after the torch (a camera without autofocus ignores it)`.
+    /// The simulated camera's images (files and folders of them), loaded as `run` loads them:
+    /// each with its size, and a problem line for each that does not load, or folder without any.
+    func loading(_ paths: [String]) -> (images: [String], problems: [String]) {
+        var images: [String] = [], problems: [String] = []
+        // `FILE:LINE: camera.images: ...`, as the loader's own problems are given; a `--set
+        // camera.images=...` is named as `--set` names its other problems.
+        let givenBySet = overrides.contains { (try? Override($0))?.name == "camera.images" }
+        func problem(_ message: String) -> String {
+            ConfigError(file: givenBySet ? "--set" : file, line: givenBySet ? nil : ConfigLoader.line(of: "camera.images", inFile: file),
+                        key: "camera.images", message: message).description
+        }
+        for path in SimulatedCamera<ContinuousClock>.expand(paths) {
+            do {
+                let frame = try ImageFile.load(path)
+                images.append("\(PayloadText.escaped(path)) (\(frame.width)x\(frame.height))")
+            } catch {
+                problems.append(problem("\(path): \(error.reason)"))
+            }
+        }
+        // A folder without images gives none (every path given is a file or a folder).
+        for path in paths where SimulatedCamera<ContinuousClock>.expand([path]) == [] {
+            problems.append(problem("\(path): no PNG, JPEG or PGM files in this folder"))
+        }
+        return (images, problems)
+    }
+
     static func focus(_ k: KioskSettings) -> String {
         guard let mode = k.focusMode else { return "set by camera.controls (focus_auto, focus_absolute)" }
         let what = switch mode {

@@ -118,7 +118,11 @@ struct Decode: ParsableCommand {
             throw ValidationError("--set \(other): scand decode takes symbology.*, scan.symbologies and decoding.* keys only")
         }
         if let config {
-            do { return try ConfigLoader.load(path: config, overrides: overrides) } catch { throw ValidationError(error.description) }
+            // The GPIO lines' board profile is not for decoding: read against the simulated
+            // board, a kiosk's config loads on a laptop without the profiles installed.
+            do { return try ConfigLoader.load(path: config, overrides: overrides + ["gpio.board=\"simulated\""]) } catch {
+                throw ValidationError(error.description)
+            }
         }
         guard !overrides.isEmpty else { return ScandConfig() }
         do { return try ConfigLoader.parse(Decode.settingsBase, file: "--set", overrides: overrides, boardsDirectory: "/nonexistent") } catch {
@@ -158,7 +162,7 @@ struct Decode: ParsableCommand {
                 frame = try ImageFile.load(path, limits: ImageLimits(maxPixels: maxPixels))
             } catch {
                 anyError = true
-                printError("scand decode: \(error)")
+                printError("scand decode: \(PayloadText.escaped(error.description))")
                 if json { print(DecodeReport.jsonLine(file: path, error: error.reason)) }
                 continue
             }
@@ -182,9 +186,9 @@ struct Decode: ParsableCommand {
                 anyMissing = true
                 if timedOut {
                     // Said even under -q: a result cut short is not the same as no code.
-                    printError("scand decode: \(path): no code found within the time limit (--time-limit \(Self.seconds(timeLimit.seconds)) s)")
+                    printError("scand decode: \(PayloadText.escaped(path)): no code found within the time limit (--time-limit \(Self.seconds(timeLimit.seconds)) s)")
                 } else if !quiet {
-                    printError("scand decode: \(path): no code found")
+                    printError("scand decode: \(PayloadText.escaped(path)): no code found")
                 }
             }
             if json {

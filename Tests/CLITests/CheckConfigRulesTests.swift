@@ -51,6 +51,13 @@ import Testing
         // Every problem, one line each.
         let all = try check([dir.path + "/missing.png", broken.path, empty.path, qr])
         #expect(all.status == 1 && all.stderr.split(separator: "\n").count == 3, "\(all.stderr)")
+        // With the file's other problems: all of them, the images' too.
+        try "hardware = \"simulated\"\nbogus = 1\n[camera]\nimages = [\"\(dir.path)/missing.png\"]\n".write(to: file, atomically: true, encoding: .utf8)
+        let more = try Run.scand(["check-config", file.path])
+        #expect(more.status == 1 && more.stderr.contains("bogus") && more.stderr.contains("\(file.path):4: camera.images: \(dir.path)/missing.png"), "\(more.stderr)")
+        // Images given by --set are named as --set's other problems are.
+        let set = try Run.scand(["check-config", file.path, "--set", "camera.images=[\"\(dir.path)/gone.png\"]"])
+        #expect(set.stderr.contains("--set: camera.images: \(dir.path)/gone.png"), "\(set.stderr)")
         let good = try check([qr, glare])
         #expect(good.status == 0, "\(good.stderr)")
         #expect(good.stdout.contains("camera 2 images: \(qr) ("), "\(good.stdout)")

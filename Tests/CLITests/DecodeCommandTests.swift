@@ -183,6 +183,18 @@ import Testing
         let both = try Run.scand(["decode", "-q", "--config", config, "--set", "scan.symbologies=[\"qr\",\"code128\"]", "two-codes.png"],
                                  currentDirectory: Fixture.folder)
         #expect(both.stdout.split(separator: "\n").count == 2, "--set applies on top of the file")
+        // A kiosk's config for a Raspberry Pi (hardware linux, its board profile by default)
+        // away from any installed profile: its lines are not for decoding, and it still reads.
+        let pi = dir.appendingPathComponent("pi.toml").path
+        try "[gpio]\nbutton = { pin = \"GPIO17\" }\n[scan]\nsymbologies = [\"qr\"]\n".write(toFile: pi, atomically: true, encoding: .utf8)
+        let onLaptop = try Run.scand(["decode", "-q", "--config", pi, "two-codes.png"], currentDirectory: Fixture.folder)
+        #expect(onLaptop.status == 0 && onLaptop.stdout == "QR-Code:https://example.org/kiosk?id=42\n", "\(onLaptop.stderr)")
+        // Names from outside are shown escaped on stderr, as in every other line scand prints.
+        let hostile = dir.appendingPathComponent("junk\u{1B}[2J\r.png")
+        try Data("not an image".utf8).write(to: hostile)
+        let named = try Run.scand(["decode", hostile.path, dir.appendingPathComponent("gone\u{1B}.png").path])
+        #expect(!named.stderr.contains("\u{1B}") && !named.stderr.contains("\r") && named.stderr.contains("junk\\x1B[2J\\x0D.png"), "\(named.stderr)")
+        #expect(named.stderr.contains("gone\\x1B.png"), "\(named.stderr)")
         let missing = try Run.scand(["decode", "--config", dir.appendingPathComponent("none.toml").path, "qr.png"], currentDirectory: Fixture.folder)
         #expect(missing.status == 64 && missing.stderr.contains("none.toml"))
         let bad = try Run.scand(["decode", "--no-code-status", "2", "qr.png"], currentDirectory: Fixture.folder)

@@ -272,6 +272,9 @@ import Testing
         #expect(errors("[symbology.code128]\naddon = \"read\"\n").contains { $0.contains("code128.addon: applies to EAN-13, UPC-A, UPC-E, EAN-8 only") })
         #expect(errors("[symbology.ean8]\naddon = \"always\"\n").contains { $0.contains("addon: \"always\" is not allowed") })
         #expect(errors("[symbology]\naddon_separator = 5\n").contains { $0.contains("symbology.addon_separator: must be a string") })
+        // Text outputs write control characters escaped: a tab would reach the host as \x09.
+        #expect(errors("[symbology]\naddon_separator = \"\\t\"\n").contains { $0.contains("symbology.addon_separator: holds a control character") })
+        #expect(errors("[symbology]\naddon_separator = \"\\r\\n\\u0000\"\n").contains { $0.contains("holds a control character") })
     }
 
     @Test func cameraQualityFormatsAndControls() throws {
