@@ -10,30 +10,7 @@ import Testing
     /// every 5 s: a press in a session ends it, and the add-on's looks take a debug build on
     /// a busy machine far longer than the GS1 tests' 0.3 s), with `settings` in the config.
     func firstLine(_ image: String, _ settings: String) async throws -> String {
-        let dir = try Fixture.temporaryFolder("scand-addon")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("scand.toml")
-        try ("hardware = \"simulated\"\n[camera]\nimages = [\"\(Fixture.path(image))\"]\nfps = 10\n"
-            + "[gpio]\nboard = \"simulated\"\nbutton = { pin = \"GPIO17\" }\n"
-            + "[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\n" + settings).write(to: config, atomically: true, encoding: .utf8)
-        let outFile = dir.appendingPathComponent("stdout.txt")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = Run.scand
-        process.arguments = ["run", "--config", config.path, "--no-stdin", "--press-every", "5"]
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        let log = dir.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
-        try ChildProcess.launch(process)
-        defer { ChildProcess.stop(process) }
-        func read() -> [String] { ((try? String(contentsOf: outFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
-        // Bounded only to end a hang.
-        let finished = await Poll.until(60) { !read().isEmpty }
-        kill(process.processIdentifier, SIGTERM)
-        #expect(await ChildProcess.exitStatus(process) == 0)
-        #expect(finished, "\(image) was not read:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        return read().first ?? ""
+        try await StdoutDaemon.firstLine(image, "[scan]\nviewport = [0.0, 0.0, 1.0, 1.0]\n" + settings, pressEvery: "5", folder: "scand-addon")
     }
 
     @Test func aBooksPriceIsSentAfterItsISBN() async throws {

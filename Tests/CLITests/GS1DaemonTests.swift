@@ -16,32 +16,9 @@ import Testing
     }
 
     func firstLine(_ image: String, _ stdout: String) async throws -> String {
-        let dir = try Fixture.temporaryFolder("scand-gs1")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("scand.toml")
-        try ("hardware = \"simulated\"\n[camera]\nimages = [\"\(Fixture.path(image))\"]\nfps = 10\n"
-            + "[gpio]\nboard = \"simulated\"\nbutton = { pin = \"GPIO17\" }\n"
-            // A Code 128 is sent at once (not after a confirming press), read across the frame.
-            + "[scan]\nalphanumeric = \"immediate\"\nviewport = [0.0, 0.0, 1.0, 1.0]\n"
-            + "[output.stdout]\nenabled = true\n" + stdout).write(to: config, atomically: true, encoding: .utf8)
-        let outFile = dir.appendingPathComponent("stdout.txt")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        let process = Process()
-        process.executableURL = Run.scand
-        process.arguments = ["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"]
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        let log = dir.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: log)
-        try ChildProcess.launch(process)
-        defer { ChildProcess.stop(process) }
-        func read() -> [String] { ((try? String(contentsOf: outFile, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init) }
-        // Bounded only to end a hang.
-        let finished = await Poll.until(60) { !read().isEmpty }
-        kill(process.processIdentifier, SIGTERM)
-        #expect(await ChildProcess.exitStatus(process) == 0)
-        #expect(finished, "\(image) was not read:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
-        return read().first ?? ""
+        // A Code 128 is sent at once (not after a confirming press), read across the frame.
+        try await StdoutDaemon.firstLine(image, "[scan]\nalphanumeric = \"immediate\"\nviewport = [0.0, 0.0, 1.0, 1.0]\n"
+                                             + "[output.stdout]\nenabled = true\n" + stdout, pressEvery: "0.3", folder: "scand-gs1")
     }
 
     @Test func hriTextForElementStringsAndDigitalLinks() async throws {
