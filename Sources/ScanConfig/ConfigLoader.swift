@@ -39,7 +39,7 @@ public enum ConfigLoader {
         return (value("control", "socket") ?? defaults.controlSocket, value("status", "file") ?? defaults.statusFile)
     }
 
-    /// The line of the file at `path` where `key` (dotted) or its nearest parent table was
+    /// The line of the file at `path` where `key` (dotted; `camera.images[1]` for an array's item) or its nearest parent was
     /// written, for a problem found after loading (`scand check-config`: an image of
     /// `camera.images` that does not load). Nil when the file does not say it.
     public static func line(of key: String, inFile path: String) -> Int? {

@@ -49,11 +49,12 @@ public indirect enum ConfigValue: Equatable, Sendable {
 struct LineIndex {
     let lines: [String: Int]
 
-    /// The line of `path` or of its nearest written parent.
+    /// The line of `path` (`camera.images[2]` for an array's item) or of its nearest written parent.
     func line(of path: String) -> Int? {
         var p = path
         while true {
             if let l = lines[p] { return l }
+            if p.hasSuffix("]"), let open = p.lastIndex(of: "[") { p = String(p[..<open]); continue }
             guard let dot = p.lastIndex(of: ".") else { return nil }
             p = String(p[..<dot])
         }

@@ -29,7 +29,8 @@ public struct TOMLError: Error, Equatable, Sendable, CustomStringConvertible {
 /// A parsed document: the tree and the line each key was written on.
 public struct TOMLDocument: Sendable, Equatable {
     public var root: [String: ConfigValue]
-    /// Dotted key path (`output.serial.baud`, array indices left out) to its first line.
+    /// Dotted key path (`output.serial.baud`) to its first line; the items of an array a key
+    /// gives as `key[0]`, `key[1]`, ... (nested arrays' items left out).
     public var lines: [String: Int]
 }
 
@@ -127,6 +128,8 @@ struct TOMLParser {
     let limits: TOMLLimits
     var pos = 0
     var lines: [String: Int] = [:]
+    /// The line of each item of the last array given as a key's value.
+    var itemLines: [Int] = []
     /// Offsets where each line starts, for positions in errors and key lines (binary search).
     let lineStarts: [Int]
 
@@ -299,6 +302,7 @@ struct TOMLParser {
 
     mutating func keyValue(_ root: TOMLTable, _ flags: inout TOMLFlags, header: [String]) throws(TOMLError) {
         let line = self.line
+        itemLines = []
         let (key, value) = try keyValuePair(depth: 0)
         for i in 1..<key.count {
             let container = header + key[..<i]
@@ -316,6 +320,7 @@ struct TOMLParser {
         nest.items[stem] = .value(value)
         let path = (header + key).joined(separator: ".")
         if lines[path] == nil { lines[path] = line }
+        if case .array = value { for (i, l) in itemLines.enumerated() { lines["\(path)[\(i)]"] = l } }
     }
 
     mutating func keyValuePair(depth: Int) throws(TOMLError) -> ([String], ConfigValue) {
@@ -360,6 +365,7 @@ struct TOMLParser {
         if current == 93 { pos += 1; return .array(items) }
         while true {
             if current == nil { throw error("unclosed array: expected ']'") }
+            if depth == 1 { itemLines.append(line) }
             items.append(try value(depth: depth))
             try skipArraySpace()
             if current == 93 { pos += 1; return .array(items) }

@@ -91,21 +91,23 @@ struct CheckConfig: ParsableCommand {
         // `FILE:LINE: camera.images: ...`, as the loader's own problems are given; a `--set
         // camera.images=...` is named as `--set` names its other problems.
         let givenBySet = overrides.contains { (try? Override($0))?.name == "camera.images" }
-        func problem(_ message: String) -> String {
-            ConfigError(file: givenBySet ? "--set" : file, line: givenBySet ? nil : ConfigLoader.line(of: "camera.images", inFile: file),
+        func problem(_ index: Int, _ message: String) -> String {
+            ConfigError(file: givenBySet ? "--set" : file,
+                        line: givenBySet ? nil : ConfigLoader.line(of: "camera.images[\(index)]", inFile: file),
                         key: "camera.images", message: message).description
         }
-        for path in SimulatedCamera<ContinuousClock>.expand(paths) {
-            do {
-                let frame = try ImageFile.load(path)
-                images.append("\(PayloadText.escaped(path)) (\(frame.width)x\(frame.height))")
-            } catch {
-                problems.append(problem("\(path): \(error.reason)"))
+        for (index, entry) in paths.enumerated() {
+            let files = SimulatedCamera<ContinuousClock>.expand([entry])
+            // A folder without images gives none (every path given is a file or a folder).
+            if files.isEmpty { problems.append(problem(index, "\(entry): no PNG, JPEG or PGM files in this folder")) }
+            for path in files {
+                do {
+                    let frame = try ImageFile.load(path)
+                    images.append("\(PayloadText.escaped(path)) (\(frame.width)x\(frame.height))")
+                } catch {
+                    problems.append(problem(index, "\(path): \(error.reason)"))
+                }
             }
-        }
-        // A folder without images gives none (every path given is a file or a folder).
-        for path in paths where SimulatedCamera<ContinuousClock>.expand([path]) == [] {
-            problems.append(problem("\(path): no PNG, JPEG or PGM files in this folder"))
         }
         return (images, problems)
     }

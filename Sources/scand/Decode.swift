@@ -31,7 +31,7 @@ struct Decode: ParsableCommand {
     @Flag(name: [.customShort("q"), .long], help: "Quiet: no line on stderr for a file without a code, no summary (errors are still shown).")
     var quiet = false
 
-    @Option(help: ArgumentHelp("Exit status when some file yielded no code and none failed (zbarimg's is 4).", valueName: "status"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Exit status when some file yielded no code and none failed (zbarimg's is 4).", valueName: "status"))
     var noCodeStatus: Int32 = 1
 
     @Flag(help: "Print UPC-E codes as the UPC-A number they stand for (12 digits).")
@@ -41,7 +41,7 @@ struct Decode: ParsableCommand {
                                + "(the rest of the file is checked but not used); --set applies on top.", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Decode only inside this region, as fractions of the image: x,y from the top left, "
+    @Option(parsing: .unconditional, help: ArgumentHelp("Decode only inside this region, as fractions of the image: x,y from the top left, "
                                + "width, height (e.g. 0.25,0.25,0.5,0.5).", valueName: "x,y,w,h"),
             transform: ViewportArgument.init(parsing:))
     var roi: ViewportArgument?
@@ -58,13 +58,13 @@ struct Decode: ParsableCommand {
     @Option(help: "Pipeline effort: fast, balanced or accurate.")
     var quality: QualityChoice = .balanced
 
-    @Option(help: "Threads for the pipeline's deeper passes on an image (default: the processors online, \(Posix.onlineProcessors) here).")
+    @Option(parsing: .unconditional, help: "Threads for the pipeline's deeper passes on an image (default: the processors online, \(Posix.onlineProcessors) here).")
     var workers: Int?
 
-    @Option(help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
+    @Option(parsing: .unconditional, help: "Refuse images of more pixels than this (a decompression bomb), from their header.")
     var maxPixels = ImageLimits().maxPixels
 
-    @Option(help: ArgumentHelp("Give up an image's deeper passes (the pipeline's) after this many seconds, 0.01 to 86400: it counts as "
+    @Option(parsing: .unconditional, help: ArgumentHelp("Give up an image's deeper passes (the pipeline's) after this many seconds, 0.01 to 86400: it counts as "
                                + "without a code, said on stderr (an image of fine texture can cost the pipeline minutes). 0: no limit.", valueName: "seconds"))
     var timeLimit: TimeLimit = TimeLimit(seconds: 30)
 
@@ -131,7 +131,13 @@ struct Decode: ParsableCommand {
     }
 
     func run() throws {
-        let settings = try kioskSettings()
+        // A config problem is the user's to mend: said alone, as `check-config` says it (not
+        // with the root command's usage lines, which ArgumentParser adds to an error from `run`).
+        let settings: ScandConfig
+        do { settings = try kioskSettings() } catch let error as ValidationError {
+            printError("Error: \(error.message)")
+            throw ExitCode(64)
+        }
         // The kiosk's symbologies (the defaults unless `--set` changes them); `--symbologies` wins.
         let set = symbologies?.set ?? settings.symbologies
         let decoder: any BarcodeDecoder

@@ -51,6 +51,12 @@ import Testing
         // Every problem, one line each.
         let all = try check([dir.path + "/missing.png", broken.path, empty.path, qr])
         #expect(all.status == 1 && all.stderr.split(separator: "\n").count == 3, "\(all.stderr)")
+        // A list over several lines: each problem names its entry's line (before: the line of `images = [`).
+        try "hardware = \"simulated\"\n[camera]\nimages = [\n  \"\(qr)\",\n  # a comment\n  \"\(dir.path)/missing.png\",\n  \"\(empty.path)\"]\n"
+            .write(to: file, atomically: true, encoding: .utf8)
+        let listed = try Run.scand(["check-config", file.path]).stderr.split(separator: "\n")
+        #expect(listed.count == 2 && listed[0].hasPrefix("\(file.path):6: camera.images: \(dir.path)/missing.png")
+                && listed[1].hasPrefix("\(file.path):7: camera.images: \(empty.path)"), "\(listed)")
         // With the file's other problems: all of them, the images' too.
         try "hardware = \"simulated\"\nbogus = 1\n[camera]\nimages = [\"\(dir.path)/missing.png\"]\n".write(to: file, atomically: true, encoding: .utf8)
         let more = try Run.scand(["check-config", file.path])

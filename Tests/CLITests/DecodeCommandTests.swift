@@ -50,6 +50,11 @@ import Testing
             let refused = try Run.scand(["decode", "--time-limit=\(odd)", "qr.png"], currentDirectory: folder)
             #expect(refused.status == 64 && refused.stderr.contains("--time-limit"), "\(odd): \(refused.stderr)")
         }
+        // A negative number after its option is its value, refused with the range (before: "Missing value").
+        for (option, range) in [("--time-limit", "0 (no limit) or from 0.01 to 86400"), ("--workers", "from 1 to 256"), ("--no-code-status", "from 1 to 125")] {
+            let negative = try Run.scand(["decode", option, "-1", "qr.png"], currentDirectory: folder)
+            #expect(negative.status == 64 && negative.stderr.contains("\(option) must be \(range)"), "\(option): \(negative.stderr)")
+        }
     }
 
     @Test func everyFileWithACodeExitsZero() throws {
@@ -105,6 +110,8 @@ import Testing
         #expect(wrong.status == 64 && wrong.stderr.contains("takes symbology.*, scan.symbologies and decoding.* keys only"))
         let bad = try Run.scand(["decode", "--set", "symbology.ean13.addon=always", "qr.png"], currentDirectory: Fixture.folder)
         #expect(bad.status == 64 && bad.stderr.contains("symbology.ean13.addon: \"always\" is not allowed"))
+        // Said alone: not followed by the root command's usage (`Usage: scand <subcommand>`).
+        for run in [wrong, bad] { #expect(!run.stderr.contains("Usage:") && run.stderr.split(separator: "\n").count == 1, "\(run.stderr)") }
     }
 
     /// One engine alone answers by the kiosk's rules as the pipeline does: a Code 32 pack with
