@@ -9,7 +9,8 @@ usage: make-addon-traps.py OUT_DIR   (prints each image's name and what it holds
 
 OUT_DIR/manifest.json judges them with `scand bench decode OUT_DIR --set
 symbology.ean13.addon=read` (and upca, upce, ean8): each record is the image's first code with its
-add-on ("" where it has none: any add-on is a misread), the other codes in `others`."""
+add-on ("" where it has none: any add-on is a misread), the other codes in `others`, each as
+TEXT+ADDON (TEXT+ where it has none): another code sent with an add-on not its own is a misread."""
 import json, os, subprocess, sys, tempfile
 import numpy as np
 from PIL import Image
@@ -33,9 +34,9 @@ RECORDS = {  # name: symbology, text, add-on ("": none), the other codes
  "R3-upcep2-12": ("UPC-E", "01234565", "12", None), "R4-ean13-lone-ean5-above-right": ("EAN-13", "5901234123457", "", None),
  "R5-ean8-lone-ean2-below-right": ("EAN-8", "12345670", "", None),
  "R6-isbn-lone-ean5-below-addon": ("EAN-13", "9780306406157", "52495", None),
- "R7-two-isbn-stacked": ("EAN-13", "9780306406157", "52495", ["9781861978769"]),
- "R8-isbn-over-upca5": ("EAN-13", "9780306406157", "52495", ["725272730706"]),
- "R9-ean13p2-over-ean13": ("EAN-13", "5901234123457", "12", ["4006381333931"]),
+ "R7-two-isbn-stacked": ("EAN-13", "9780306406157", "52495", ["9781861978769+77777"]),
+ "R8-isbn-over-upca5": ("EAN-13", "9780306406157", "52495", ["725272730706+51000"]),
+ "R9-ean13p2-over-ean13": ("EAN-13", "5901234123457", "12", ["4006381333931+"]),
 }
 CASES = [  # name, pastes, angle, scale, expected
  ("R1-ean13p2-47", [("ean2b", 0, 0)], 0, 0.70, "EAN-13 4006381333931 + 47"),

@@ -203,12 +203,19 @@ extension DecodePipeline {
             lazy var fitted = AddOnReader.reads(beside: placed, in: frame, across: across)
             // An add-on read off to one side of the code is another code's (`AddOnReader.liesBeside`).
             lazy var aside = AddOnReader.liesBeside(placed, in: frame, across: across) == false
+            // An add-on read on a line steeply across the code's bars is not taken (nor the
+            // code's own, where its read ran so): past the code's end such a line has left its
+            // rows, and the bars it crosses are a neighbour's (`readsSteeply`).
+            let claimed = Self.readsSteeply(s, axis: across) ? nil : s.addOn
             var seen: [String] = []
             var whole = s
             for (i, look) in (looks + deblurred).enumerated() {
                 if i == looks.count, fitted.isEmpty { break }
-                guard let addOn = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil })?.addOn else { continue }
-                if addOn == s.addOn || seen.contains(addOn) {
+                // The upright looks' rows run along the code; the others' as the frame's do.
+                let axis = i >= 3 && i < looks.count ? 0 : across
+                guard let read = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil }), let addOn = read.addOn,
+                      !Self.readsSteeply(read, axis: axis) else { continue }
+                if addOn == claimed || seen.contains(addOn) {
                     whole.addOn = aside || Self.disputed(addOn, by: fitted) ? nil : addOn
                     return whole
                 }
@@ -219,7 +226,7 @@ extension DecodePipeline {
             // whole band of its bars and each half of it (disjoint rows) read alike.
             let digits = fitted.map { $0?.digits }
             let clear = fitted.allSatisfy { ($0?.margin ?? 0) >= AddOnReader.margin }
-            whole.addOn = digits.compactMap { $0 }.first { $0 == s.addOn || seen.contains($0) }
+            whole.addOn = digits.compactMap { $0 }.first { $0 == claimed || seen.contains($0) }
             if whole.addOn == nil, fitted.count == 3, clear, digits.allSatisfy({ $0 == digits[0] }) {
                 whole.addOn = digits[0]
                 fittedAlone[k] = true
@@ -237,6 +244,19 @@ extension DecodePipeline {
             if (checked + others).contains(where: { $0.addOn == addOn && $0.text != s.text }) { bare.addOn = nil }
             return bare
         }
+    }
+
+    /// Whether `read` ran along a line more than 30° off the code's axis (`axis`, the direction
+    /// across its bars, in radians; false where it is not known). Over a code and its add-on
+    /// (about 150 modules: an EAN-13, the gap and an EAN-5) such a line drifts 87 modules along
+    /// the bars, more than they are tall (about 70): what it reads past the code's end lies
+    /// beside the code, not in line. A book's ISBN and a UPC-A side by side, turned 60°
+    /// (bench/make-addon-traps.py R8): on two threads zbar read the UPC-A first, given as its
+    /// bounding box, and zxing read it on a line 35° off its axis with the ISBN's price. A
+    /// code's own add-on on the generated sets is read at most 25° off.
+    static func readsSteeply(_ read: Symbol, axis: Double?) -> Bool {
+        guard let axis, let (p, q) = read.readEnds, p.x != q.x || p.y != q.y else { return false }
+        return abs(remainder(atan2(q.y - p.y, q.x - p.x) - axis, Double.pi)) > Double.pi / 6
     }
 
     /// EAN/UPC reads without a code of two bar widths (Code 39, Codabar, Interleaved 2 of 5)

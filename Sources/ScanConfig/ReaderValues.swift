@@ -19,7 +19,7 @@ extension Reader {
     mutating func string(_ t: [String: ConfigValue], _ key: String, default d: String) -> String {
         guard let v = t[leaf(key)] else { return d }
         if overrides[key] != nil { takenAsText.insert(key) }
-        if case .string(let s) = v { return s }
+        if case .string(let s) = v { return withoutNUL(s, key) ? s : d }
         if let o = overrides[key] { return o.text } // --set camera.device=0, web.token=1234...
         fail(key, "must be a string, not \(v.typeName)")
         return d
@@ -27,13 +27,23 @@ extension Reader {
 
     mutating func strings(_ t: [String: ConfigValue], _ key: String, default d: [String]) -> [String] {
         guard let v = t[leaf(key)] else { return d }
-        if case .string(let s) = v { return [s] }
+        if case .string(let s) = v { return withoutNUL(s, key) ? [s] : d }
         guard case .array(let items) = v else { fail(key, "must be an array of strings, not \(v.typeName)"); return d }
         var out: [String] = []
         for item in items {
             if case .string(let s) = item { out.append(s) } else { fail(key, "must be an array of strings"); return d }
         }
+        // Refused, but the list kept: not also taken for empty (`camera.images`: "needs image files").
+        if let bad = out.first(where: { $0.utf8.contains(0) }) { _ = withoutNUL(bad, key) }
         return out
+    }
+
+    /// A NUL (`\u0000`) ends a path or a name where the system reads it: `"a\u0000b"` opened
+    /// `a`. No key takes one.
+    mutating func withoutNUL(_ s: String, _ key: String) -> Bool {
+        guard s.utf8.contains(0) else { return true }
+        fail(key, "\"\(PayloadText.escaped(s))\" holds a NUL character (\\u0000), which no path or name can hold")
+        return false
     }
 
     mutating func int(_ t: [String: ConfigValue], _ key: String, default d: Int, range: ClosedRange<Int>) -> Int {

@@ -14,7 +14,8 @@ extension DecodeBench {
         var hex: String?
         var difficulty: String
         /// The other codes truly in the image (the misread corpus: `bench/make-misreads.py`);
-        /// nil: any result that matches counts, whatever else is read.
+        /// nil: any result that matches counts, whatever else is read. `TEXT+ADDON` also names
+        /// that code's add-on (`TEXT+`: none; the add-on traps, `bench/make-addon-traps.py`).
         var others: [String]?
         /// The add-on's digits (the add-on set): a read counts whole only with them.
         var addon: String?

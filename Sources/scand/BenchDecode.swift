@@ -235,7 +235,8 @@ struct DecodeBench: ParsableCommand {
     /// Correct when any result matches the expected text (UPC-A/UPC-E in short or EAN-13 form) or
     /// the expected bytes; a result on an image with no code, or only wrong results, is a misread.
     /// Where the record names the other codes in the image (`others`), any result that is
-    /// neither the expected code nor one of them is a misread, even beside a right one. Where it
+    /// neither the expected code nor one of them is a misread, even beside a right one, and so is
+    /// one of them with an add-on other than the one its entry names (`TEXT+ADDON`). Where it
     /// names an add-on and the decoder reports add-ons (`addOns`, one per result), the right
     /// code with another add-on is a misread, and without one a miss; where it names the empty
     /// add-on (the code has none), the right code with any add-on is a misread.
@@ -246,8 +247,14 @@ struct DecodeBench: ParsableCommand {
         func matches(_ text: String, _ bytes: [UInt8], _ want: String) -> Bool {
             text == want || (want == r.text && bytes == wantBytes) || ((r.symbology == "UPC-A" || r.symbology == "UPC-E" || r.others != nil) && sameUPC(text, want))
         }
-        if let others = r.others {
-            if results.contains(where: { t, b in !matches(t, b, want) && !others.contains { matches(t, b, $0) } }) { return .misread }
+        if let named = r.others {
+            // `TEXT+ADDON` names the other code's add-on (`TEXT+`: none): with another, it is a misread.
+            let others = named.map { o in o.firstIndex(of: "+").map { (String(o[..<$0]), String(o[o.index(after: $0)...]) as String?) } ?? (o, nil) }
+            if results.contains(where: { t, b in !matches(t, b, want) && !others.contains { matches(t, b, $0.0) } }) { return .misread }
+            if let addOns, results.indices.contains(where: { i in
+                !matches(results[i].0, results[i].1, want) && addOns[i] != nil
+                    && others.contains { matches(results[i].0, results[i].1, $0.0) && $0.1 != nil && $0.1 != addOns[i] }
+            }) { return .misread }
             if !results.contains(where: { matches($0.0, $0.1, want) }) { return .correct } // one of the others: right, if not the one asked
         }
         for (i, (text, bytes)) in results.enumerated() where matches(text, bytes, want) {

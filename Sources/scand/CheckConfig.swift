@@ -25,7 +25,7 @@ struct CheckConfig: ParsableCommand {
             // The simulated camera's images too, as the file gives them: every problem at once.
             if case .string("simulated")? = ConfigLoader.rawValue(of: "hardware", inFile: file, overrides: overrides),
                case .array(let list)? = ConfigLoader.rawValue(of: "camera.images", inFile: file, overrides: overrides) {
-                loading(list.compactMap { if case .string(let path) = $0 { path } else { nil } }).problems.forEach(printError)
+                loading(list.compactMap { if case .string(let path) = $0, !path.utf8.contains(0) { path } else { nil } }).problems.forEach(printError)
             }
             throw ExitCode(1)
         }

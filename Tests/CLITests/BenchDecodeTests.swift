@@ -79,6 +79,17 @@ import Testing
             #expect(run.status == 0, "\(run.stderr)")
             #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("isbn-price.png,EAN-13,book,\(verdict),"), "add-on \(addon) \(options)")
         }
+        // Another code in the image named with its add-on (`TEXT+ADDON`, `TEXT+`: none) is
+        // judged by it too: sent with another add-on, a misread (make-addon-traps.py R8: a
+        // UPC-A sent with its neighbour's price counted as right, the record naming the ISBN).
+        for (other, verdict) in [("9780306406157+52495", "correct"), ("9780306406157+52490", "misread"), ("9780306406157+", "misread"),
+                                 ("9780306406157", "correct")] {
+            try Data(#"[{"file": "isbn-price.png", "symbology": "EAN-13", "text": "5901234123457", "addon": "12", "difficulty": "book", "others": ["\#(other)"]}]"#.utf8)
+                .write(to: corpus.appendingPathComponent("manifest.json"))
+            let run = try Run.scand(["bench", "decode", corpus.path] + quiet + read)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(try String(contentsOfFile: csv, encoding: .utf8).contains("isbn-price.png,EAN-13,book,\(verdict),"), "other \(other)")
+        }
         // An add-on is 2 or 5 ASCII digits or none, on an EAN/UPC record only (a tryout: any
         // string passed and made every read a misread).
         for (symbology, addon, problem) in [("EAN-13", "12a", "addon is not 2 or 5 digits"), ("EAN-13", "１２", "addon is not 2 or 5 digits"),

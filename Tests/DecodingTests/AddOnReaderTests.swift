@@ -34,11 +34,13 @@ import Testing
         return (read, "\(file), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })")
     }
 
-    static func rules(_ symbology: Symbology, _ addOn: SymbologyRules.AddOn) -> SymbologyRules {
+    static func rules(_ symbology: Symbology, _ addOn: SymbologyRules.AddOn, also others: [Symbology] = []) -> SymbologyRules {
         var rules = SymbologyRules()
-        var rule = rules.rule(symbology)
-        rule.addOn = addOn
-        rules.rules[symbology] = rule
+        for s in [symbology] + others {
+            var rule = rules.rule(s)
+            rule.addOn = addOn
+            rules.rules[s] = rule
+        }
         return rules
     }
 
@@ -165,6 +167,47 @@ import Testing
         let plain = try #require(DecodePipeline(quality: .balanced, rules: Self.rules(.upcA, .ignore)).decode(upca).first)
         #expect(EANVerifier.verify(plain, in: upca) == .fits)
         #expect(AddOnReader.liesBeside(plain, in: upca, across: nil) == false)
+    }
+
+    /// An ISBN with its price beside a UPC-A with its own EAN-5, turned 60° (make-addon-traps.py
+    /// R8): on two threads zbar read the UPC-A first (its place given as its bounding box), and
+    /// zxing, on a line 35° off the code's axis that left the UPC-A's rows past its end, read
+    /// it with the ISBN's price: `scand decode` sent the UPC-A with 52495 on every run. A read
+    /// that steep is not taken for the add-on; each code carries its own add-on or none.
+    @Test func anAddOnReadSteeplyAcrossTheBarsIsNotTaken() throws {
+        let frame = try ImageFile.load(Fixture.path("isbn-beside-upca-turned60.png"))
+        let own = ["725272730706": "51000", "9780306406157": "52495"]
+        for stops in [true, false] {
+            for workers in [1, 2, 4] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .read, also: [.upcA]),
+                                          workers: workers, stopsAtFirstCode: stops).decode(frame)
+                let seen = "\(stops), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                #expect(!read.isEmpty && read.allSatisfy { s in own[s.text] != nil && (s.addOn == nil || s.addOn == own[s.text]) }, "\(seen)")
+            }
+        }
+        // The line zxing read the UPC-A on, against the bars' direction: over 30° off, refused;
+        // along the code's axis, taken.
+        let line = Symbol(symbology: .upcA, bytes: Array("725272730706".utf8), corners: [PixelPoint(x: 37, y: 438), PixelPoint(x: 37, y: 90)])
+        #expect(DecodePipeline.readsSteeply(line, axis: -Double.pi / 2 + 35 * Double.pi / 180))
+        #expect(!DecodePipeline.readsSteeply(line, axis: -Double.pi / 2 + 25 * Double.pi / 180))
+        #expect(!DecodePipeline.readsSteeply(line, axis: nil))
+    }
+
+    /// A lone EAN-2 90 px below an EAN-8 (make-lone-addons.py's lone059): `read` sent the code
+    /// alone, but `require` looked on through the deep passes, and the `sharpen` pass read the
+    /// code on its top rows: the rows' window around them ended inside the lone add-on's run of
+    /// bar rows, and the part of it inside seemed in line (0.61 of its rows). A run the window
+    /// cuts past the code's rows is not in line: no read with `require`, the code alone with `read`.
+    @Test func aRunOfAddOnRowsCutByTheWindowIsNotInLine() throws {
+        let frame = try ImageFile.load(Fixture.path("ean8-lone-ean2-90-below.png"))
+        for stops in [true, false] {
+            for workers in [1, 2] {
+                for (addOn, want) in [(SymbologyRules.AddOn.require, [String]()), (.read, ["12345670+"])] {
+                    let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean8, addOn), workers: workers, stopsAtFirstCode: stops).decode(frame)
+                    #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == want, "\(addOn), \(stops), \(workers) workers")
+                }
+            }
+        }
     }
 
     /// zxing reads this EAN-2 47 as 37 on the rows across the code's middle and gives that

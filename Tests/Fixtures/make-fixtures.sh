@@ -233,3 +233,12 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # EAN-2 47, at 0.7): zxing's rows across the code's middle read the add-on as 37, and a look that
 # read every code (`scand decode`) sent 37 (issue 42).
 # cp /tmp/traps/R1-ean13p2-47.png ean13-addon2-47.png
+# isbn-beside-upca-turned60.png: bench/make-addon-traps.py's R8 as it is (an ISBN with its price
+# 52495 beside a UPC-A with its own EAN-5 51000, turned 60°): on two threads zbar read the UPC-A
+# first, and zxing read it on a line 35° off its axis with the ISBN's price (issue 42).
+# cp /tmp/traps/R8-isbn-over-upca5.png isbn-beside-upca-turned60.png
+# ean8-lone-ean2-90-below.png: bench/make-lone-addons.py /tmp/lone (seed 7), lone059, as it is (an EAN-8 with a lone
+# EAN-2 12 past its end, 90 px lower): with `addon = "require"` the deep passes looked on and one
+# read the code on its top rows, where the add-on's run of rows was cut by the rows' window and
+# seemed in line; sent as 1234567012 (issue 42).
+# cp /tmp/lone/lone059-ean8-e2-dy90.png ean8-lone-ean2-90-below.png

@@ -274,7 +274,14 @@ import Testing
         #expect(errors("[symbology]\naddon_separator = 5\n").contains { $0.contains("symbology.addon_separator: must be a string") })
         // Text outputs write control characters escaped: a tab would reach the host as \x09.
         #expect(errors("[symbology]\naddon_separator = \"\\t\"\n").contains { $0.contains("symbology.addon_separator: holds a control character") })
-        #expect(errors("[symbology]\naddon_separator = \"\\r\\n\\u0000\"\n").contains { $0.contains("holds a control character") })
+        #expect(errors("[symbology]\naddon_separator = \"\\r\\n\\u0000\"\n").contains { $0.contains("holds a NUL character") })
+    }
+
+    /// A NUL ends a path where the system reads it: `images = ["a\u0000b"]` opened `a`, and
+    /// check-config said ok. Refused in every string and list of strings, with its line.
+    @Test func aNULInAStringIsRefused() {
+        #expect(errors("hardware = \"simulated\"\n[camera]\nimages = [\"a\\u0000b\"]\n") == ["test.toml:3: camera.images: \"a\\x00b\" holds a NUL character (\\u0000), which no path or name can hold"])
+        #expect(errors("[output.serial]\ndevice = \"/dev/tty\\u0000S0\"\n").contains { $0.hasPrefix("test.toml:2: output.serial.device: ") && $0.contains("NUL") })
     }
 
     @Test func cameraQualityFormatsAndControls() throws {
