@@ -157,10 +157,17 @@ static int read_barcodes(const uint8_t *pixels, int width, int height, int strid
             std::string addon = b->extra(BarcodeExtra::EanAddOn);
             if (!addon.empty() && addon.size() < sizeof(x.addon) && text.size() > addon.size()
                 && text.compare(text.size() - addon.size(), addon.size(), addon) == 0) {
-                text.erase(text.size() - addon.size());
-                while (!text.empty() && text.back() == ' ') text.pop_back();
-                bytes.assign(text.begin(), text.end());
-                memcpy(x.addon, addon.c_str(), addon.size() + 1);
+                std::string main = text.substr(0, text.size() - addon.size());
+                while (!main.empty() && main.back() == ' ') main.pop_back();
+                /* Only where the main code keeps its own length (EAN-8, or 13 digits: EAN-13,
+                 * UPC-A and UPC-E as 3.1 gives them): a text that merely ends with the add-on's
+                 * digits split there sent an 11-digit "EAN-13" with its last two as the add-on
+                 * (a tryout: 4006381333931 as 40063813339 + 31). */
+                if (main.size() == 8 || main.size() == 13) {
+                    text = main;
+                    bytes.assign(text.begin(), text.end());
+                    memcpy(x.addon, addon.c_str(), addon.size() + 1);
+                }
             }
             /* 3.1 gives UPC-A as a 13-digit EAN-13 and UPC-E expanded to 13 digits; scand reads them
              * as 1.4 did: UPC-A's 12 digits, UPC-E's own 8. */

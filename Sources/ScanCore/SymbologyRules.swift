@@ -81,7 +81,8 @@ public struct SymbologyRules: Sendable, Equatable {
             var s = s
             switch s.symbology {
             case .ean13, .ean8, .upcA, .itf14:
-                if !UPC.hasValidCheckDigit(s.text) { return nil }
+                // Its own length too: an 11-digit "EAN-13" may pass the check by chance (1 in 10).
+                if s.text.utf8.count != Self.gtinLength(s.symbology) || !UPC.hasValidCheckDigit(s.text) { return nil }
             case .upcE:
                 guard let a = UPC.expandUPCE(s.text), UPC.hasValidCheckDigit(a) else { return nil }
             case .itf where r.checkDigit != .none:
@@ -114,6 +115,11 @@ public struct SymbologyRules: Sendable, Equatable {
             s.addOnSeparator = addOnSeparator
             return s
         }
+    }
+
+    /// The digits of an EAN-13, EAN-8, UPC-A or ITF-14.
+    static func gtinLength(_ symbology: Symbology) -> Int {
+        switch symbology { case .ean8: 8; case .upcA: 12; case .itf14: 14; default: 13 }
     }
 
     /// Two or five digits: an EAN-2 or EAN-5.

@@ -64,6 +64,22 @@ import Testing
         #expect(rules.addOn(.isbn13) == .ignore && rules.addOn(.code128) == .ignore)
     }
 
+    /// An EAN/UPC is its own length: an 11-digit "EAN-13" whose check passed by chance, with its
+    /// last two digits taken for an EAN-2 (a tryout: 4006381333931 sent as 40063813339 + 31),
+    /// is no read, whatever its add-on.
+    @Test func aGTINOfAnotherLengthIsNoRead() {
+        var cut = Symbol(symbology: .ean13, text: "40063813339")
+        cut.addOn = "31"
+        #expect(UPC.hasValidCheckDigit("40063813339"), "the check passes by chance")
+        #expect(SymbologyRules().apply([cut, Symbol(symbology: .ean13, text: "4006381333931")]).map(\.text) == ["4006381333931"])
+        for (symbology, text) in [(Symbology.ean8, "4006381333931"), (.upcA, "4006381333931"), (.itf14, "4006381333931"), (.ean13, "036000291452")] {
+            #expect(SymbologyRules().apply([Symbol(symbology: symbology, text: text)]).isEmpty, "\(symbology) \(text)")
+        }
+        for (symbology, text) in [(Symbology.upcA, "036000291452"), (.ean8, "96385074")] {
+            #expect(SymbologyRules().apply([Symbol(symbology: symbology, text: text)]).count == 1, "\(symbology) \(text)")
+        }
+    }
+
     /// An engine that read a code on scan lines that crossed its add-on and on others that did
     /// not gives it twice, with and without; under `read` it is sent once, with the add-on. The
     /// same product elsewhere in the frame, without one, is still sent.
