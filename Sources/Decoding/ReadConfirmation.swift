@@ -185,6 +185,7 @@ extension DecodePipeline {
                 { crop.width * crop.height > 400_000 ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
             ]
             let across = ImagePass.barAngle(crop)
+            let unturned = looks.count
             if let bars = across, abs(remainder(bars, Double.pi)) > 0.05 {
                 let upright = { ImagePass.rotated(crop, by: bars, factor: min(crop.width, crop.height) < 300 ? 2 : 1, originX: 0, originY: 0).frame }
                 looks += [upright, { ImagePass.scaled(upright(), by: 0.75) }]
@@ -212,7 +213,7 @@ extension DecodePipeline {
             for (i, look) in (looks + deblurred).enumerated() {
                 if i == looks.count, fitted.isEmpty { break }
                 // The upright looks' rows run along the code; the others' as the frame's do.
-                let axis = i >= 3 && i < looks.count ? 0 : across
+                let axis = (unturned..<looks.count).contains(i) ? 0 : across
                 guard let read = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil }), let addOn = read.addOn,
                       !Self.readsSteeply(read, axis: axis) else { continue }
                 if addOn == claimed || seen.contains(addOn) {

@@ -43,8 +43,14 @@ public enum ConfigLoader {
     /// written, for a problem found after loading (`scand check-config`: an image of
     /// `camera.images` that does not load). Nil when the file does not say it.
     public static func line(of key: String, inFile path: String) -> Int? {
-        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? ConfigValue.parse(bytes, file: path) else { return nil }
+        guard let document = document(path) else { return nil }
         return LineIndex(lines: document.lines).line(of: key)
+    }
+
+    /// The file at `path` parsed as a config's TOML, nothing checked; nil when it is not.
+    static func document(_ path: String) -> TOMLDocument? {
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20) else { return nil }
+        return try? ConfigValue.parse(bytes, file: path)
     }
 
     /// The value of dotted `key` as the file at `path` writes it, `overrides` on top, read
@@ -52,7 +58,7 @@ public enum ConfigLoader {
     /// problems (`scand check-config` loads the simulated camera's images anyway). Nil when the
     /// file is not TOML or does not give the key.
     public static func rawValue(of key: String, inFile path: String, overrides: [String] = []) -> ConfigValue? {
-        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? ConfigValue.parse(bytes, file: path) else { return nil }
+        guard let document = document(path) else { return nil }
         var root = ConfigValue.table(document.root)
         for item in overrides { if let o = try? Override(item) { root.set(o.key[...], to: o.value) } }
         return root.value(at: key.split(separator: ".").map(String.init))
