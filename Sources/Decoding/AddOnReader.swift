@@ -77,18 +77,20 @@ enum AddOnReader {
         // The code's own rows over its last 12 modules (its last digit and end guard), sampled
         // two to a module on the same rows as the add-on's place: from the end back along the
         // rows, where a read at a slant and a skewed code's bars both stay close to those rows.
+        // Sampled from `sameBack` modules back: the rows' whole length tells codes apart.
         let reach = (rows.values.count - 1) / 2
-        let back = 12.0, count = Int(2 * back)
-        let origin = (x: g.end.x - back * g.module * g.along.x, y: g.end.y - back * g.module * g.along.y)
-        let code = Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: count, bars: g.bars, rows: reach)
-        let spread = Rows.spreads(code, over: 0..<count)
+        let back = 12.0, count = Int(2 * back), span = 2 * Int(sameBack)
+        let origin = (x: g.end.x - sameBack * g.module * g.along.x, y: g.end.y - sameBack * g.module * g.along.y)
+        let code = Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: span, bars: g.bars, rows: reach)
+        let spread = Rows.spreads(code, over: (span - count)..<span)
         guard let top = spread.max(), top >= 12 else { return nil }
         // The run of rows across the code's bars nearest the rows read (the middle, row `reach`).
-        let crossing = { (t: Int) in spread[t] >= 0.4 * top }
+        let crossing = { (t: Int) in code.indices.contains(t) && spread[t] >= 0.4 * top }
         guard let d = (0...reach).first(where: { crossing(reach - $0) || crossing(reach + $0) }) else { return nil }
         var low = crossing(reach - d) ? reach - d : reach + d, high = low
         while low > 0, crossing(low - 1) { low -= 1 }
         while high + 1 < spread.count, crossing(high + 1) { high += 1 }
+        (low, high) = Self.ownRows(code, low...high, from: reach, tallest: Int(20 * g.module))
         // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
         // read given as its bounding box, whose sides are not its guards).
         guard high - low >= 8 else { return nil }
@@ -111,6 +113,63 @@ enum AddOnReader {
         let own = best.map { Double(shared[$0]) / Double(runs[$0].count) } ?? 1
         return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all && own > 0.55
     }
+
+    /// The rows of `run` (rows crossing bars at a code's end) that are the code's own: where
+    /// the run also holds another code, two codes printed touching (one's digits on the other's
+    /// bars, or bar on bar), the rows up to it. Their add-on beside the other code lay in line
+    /// with the run and was given to the code (a tryout: a plain EAN-13 under a book's ISBN took
+    /// its price). A code's rows are found from the row nearest `middle` inside its bars
+    /// (varying along the whole of `code`'s rows, alike the rows `sameStep` each side) as long
+    /// as each row is alike the row `sameStep` nearer; another code is `sameStep` * 3 rows or
+    /// more inside bars past where they end. Where the bars fade (a skewed or perspective code
+    /// sampled off its bars) no other code is found and the run stands, and where the rows found
+    /// are no taller than `band` (20 modules: a band of digits is 9 or so).
+    static func ownRows(_ code: [[Double]], _ run: ClosedRange<Int>, from middle: Int, tallest band: Int) -> (Int, Int) {
+        guard let width = code.first?.count, width > 8 else { return (run.lowerBound, run.upperBound) }
+        let whole = 0..<width
+        let spread = Rows.spreads(code, over: whole), top = spread.max() ?? 0
+        let varies = { (t: Int) in run.contains(t) && spread[t] >= 0.6 * top }
+        let follows = { (t: Int, u: Int) in varies(t) && varies(u) && Rows.correlation(code[t], code[u], whole) > sameRows }
+        let inside = { (t: Int) in follows(t - sameStep, t) && follows(t + sameStep, t) }
+        let reach = max(middle - run.lowerBound, run.upperBound - middle)
+        guard let d = (0...reach).first(where: { inside(middle - $0) || inside(middle + $0) }) else { return (run.lowerBound, run.upperBound) }
+        let anchor = inside(middle - d) ? middle - d : middle + d
+        var low = anchor, high = anchor
+        while low > run.lowerBound, follows(low - 1, min(low - 1 + sameStep, anchor)) { low -= 1 }
+        while high < run.upperBound, follows(high + 1, max(high + 1 - sameStep, anchor)) { high += 1 }
+        // Rows no taller than a band of digits may be one (the rows read along a UPC-A's long
+        // bars through its digits), and the bars past it the code's own.
+        guard high - low > band else { return (run.lowerBound, run.upperBound) }
+        // Another code past an end: a stretch of rows inside bars unlike the code's row at that
+        // end, whichever way one is shifted along the other by up to two modules (a perspective
+        // code's rows drift along its bars, and a row where the drift breaks the run goes on as
+        // the same code).
+        let other = { (rows: [Int], edge: Int) -> Bool in
+            var stretch = 0
+            for t in rows {
+                stretch = inside(t) ? stretch + 1 : 0
+                if stretch >= 3 * sameStep, (-4...4).allSatisfy({ Self.correlation(code[t], code[edge], shift: $0) < otherRows }) { return true }
+            }
+            return false
+        }
+        return (other(Array((run.lowerBound..<low).reversed()), low) ? low : run.lowerBound,
+                other(Array((high + 1)..<(run.upperBound + 1)), high) ? high : run.upperBound)
+    }
+
+    /// The correlation of `a` with `b` moved `shift` samples on, over the samples they share.
+    static func correlation(_ a: [Double], _ b: [Double], shift: Int) -> Double {
+        let n = min(a.count, b.count) - abs(shift)
+        guard n > 8 else { return 0 }
+        let x = Array(a[max(0, shift)..<(max(0, shift) + n)]), y = Array(b[max(0, -shift)..<(max(0, -shift) + n)])
+        return Rows.correlation(x, y, 0..<n)
+    }
+
+    /// How far back from a code's end its rows are compared (modules: the end guard and the
+    /// last three digits and a half), how closely (correlation) a row must follow the row
+    /// `sameStep` rows nearer the rows read there to be the code's own (`liesBeside`).
+    static let sameBack = 30.0, sameRows = 0.8, sameStep = 3
+    /// Under how much correlation (at every small shift) rows are another code's (`ownRows`).
+    static let otherRows = 0.6
 
     /// The main code as a line: its end, the direction along it and along its bars, its module.
     struct Geometry {

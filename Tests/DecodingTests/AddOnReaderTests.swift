@@ -193,6 +193,30 @@ import Testing
         #expect(!DecodePipeline.readsSteeply(line, axis: nil))
     }
 
+    /// Two codes printed touching (bench/make-addon-stacks.py): an EAN-13 with its EAN-2 47
+    /// over a plain EAN-13, the upper code's digits on the plain code's bars, and an ISBN with
+    /// its price over a plain EAN-13, turned 120°. The rows across bars past the plain code's
+    /// end ran on into the upper code's, the add-on beside those lay "in line", and the plain
+    /// code was sent with it (5901234123457+47, +52495). The plain code's own rows end where
+    /// the other code's begin: each code carries its own add-on or none.
+    @Test func anAddOnBesideATouchingCodeIsNotTaken() throws {
+        let own = ["5901234123457": "", "4006381333931": "47", "9780306406157": "52495"]
+        for file in ["ean13-addon2-touching-ean13.png", "isbn-touching-ean13-turned120.png"] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            for stops in [true, false] {
+                for workers in [1, 2] {
+                    let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .read), workers: workers, stopsAtFirstCode: stops).decode(frame)
+                    let seen = "\(file), \(stops), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                    #expect(!read.isEmpty && read.allSatisfy { s in own[s.text] != nil && (s.addOn == nil || s.addOn == own[s.text]) }, "\(seen)")
+                }
+            }
+        }
+        // The plain code's place, read alone: its add-on's place holds bars beside the other code.
+        let frame = try ImageFile.load(Fixture.path("ean13-addon2-touching-ean13.png"))
+        let plain = try #require(DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .ignore)).decode(frame).first { $0.text == "5901234123457" })
+        #expect(AddOnReader.liesBeside(plain, in: frame, across: ImagePass.barAngle(frame)) != true)
+    }
+
     /// A lone EAN-2 90 px below an EAN-8 (make-lone-addons.py's lone059): `read` sent the code
     /// alone, but `require` looked on through the deep passes, and the `sharpen` pass read the
     /// code on its top rows: the rows' window around them ended inside the lone add-on's run of

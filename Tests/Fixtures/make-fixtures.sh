@@ -242,3 +242,11 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # read the code on its top rows, where the add-on's run of rows was cut by the rows' window and
 # seemed in line; sent as 1234567012 (issue 42).
 # cp /tmp/lone/lone059-ean8-e2-dy90.png ean8-lone-ean2-90-below.png
+# ean13-addon2-touching-ean13.png: bench/make-addon-stacks.py /tmp/stacks (seed 11), stack024, as
+# it is (an EAN-13 4006381333931 with its EAN-2 47 printed over a plain EAN-13 5901234123457, its
+# digits touching the plain code's bars): the rows across bars past the plain code's end ran on
+# into the upper code's, and the 47 beside those lay "in line"; sent as 5901234123457+47 (issue 42).
+# cp /tmp/stacks/stack024-ean2-over-ean-a000.png ean13-addon2-touching-ean13.png
+# isbn-touching-ean13-turned120.png: the same set's stack008 as it is (an ISBN with its price 52495
+# over a plain EAN-13 5901234123457, touching, turned 120°): the plain code was sent with 52495.
+# cp /tmp/stacks/stack008-isbn5-over-ean-a120.png isbn-touching-ean13-turned120.png
