@@ -49,7 +49,8 @@ enum AddOnReader {
     /// `across`: the direction across the bars (radians, `ImagePass.barAngle`) where the
     /// rows read are too close together to show it.
     static func reads(beside s: Symbol, in frame: GrayFrame, across: Double?) -> [Read?] {
-        guard let geometry = Geometry(s, across: across), let rows = Rows(geometry, frame: frame), let band = rows.barBand() else { return [] }
+        guard let geometry = Geometry(s, across: across), let rows = Rows(geometry, frame: frame),
+              let band = rows.barBand(sharing: codeRows(geometry, rows, in: frame).map { $0.0...$0.1 }) else { return [] }
         let half = (band.upperBound - band.lowerBound) / 2
         let bands = [band, band.lowerBound..<(band.lowerBound + half), (band.lowerBound + half)..<band.upperBound]
         return bands.map { b -> Read? in b.count >= 2 ? decode(rows.profile(over: b), nominal: perModule) : nil }
@@ -74,6 +75,35 @@ enum AddOnReader {
     /// window twice as wide.
     static func liesBeside(_ s: Symbol, in frame: GrayFrame, across: Double?, widen: Double = 1) -> Bool? {
         guard let g = Geometry(s, across: across), let rows = Rows(g, frame: frame, widen: widen), let barry = rows.barRows() else { return nil }
+        guard let (low, high) = codeRows(g, rows, in: frame) else { return nil }
+        // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
+        // read given as its bounding box, whose sides are not its guards).
+        guard high - low >= 8 else { return nil }
+        let inLine = barry[low...high].filter { $0 }.count, all = barry.filter { $0 }.count
+        // The run of bar rows (gaps of up to 2 rows bridged) that shares the most rows with the
+        // code's: the add-on's own bars, and how many of them lie in line.
+        var runs: [ClosedRange<Int>] = []
+        for t in barry.indices where barry[t] {
+            if let last = runs.last, t - last.upperBound <= 3 { runs[runs.count - 1] = last.lowerBound...t } else { runs.append(t...t) }
+        }
+        let shared = runs.map { $0.overlaps(low...high) ? $0.clamped(to: low...high).count : 0 }
+        let best = shared.indices.max { shared[$0] < shared[$1] }
+        // A run the window cuts (at the last row that can cross bars, or the first) may go on
+        // beyond it, and its share in line be smaller than the window shows: a lone EAN-2 90 px
+        // below an EAN-8 read on its top rows seemed 0.61 in line, 0.36 where the window holds
+        // it whole (with `require`, a deep pass sent it). So may the code's own rows: an EAN-8's
+        // rows and a lone EAN-2's, both cut by the window's edge, turned 150°, seemed all in line.
+        if widen == 1, let best, runs[best].upperBound >= barry.count - 3 || runs[best].lowerBound == 0 {
+            return liesBeside(s, in: frame, across: across, widen: 2)
+        }
+        let own = best.map { Double(shared[$0]) / Double(runs[$0].count) } ?? 1
+        return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all && own > 0.55
+    }
+
+    /// The rows of `rows` (by index) that cross `g`'s code's own bars at its end: the run of
+    /// rows nearest the rows read that vary over its last 12 modules, up to another code's
+    /// (`ownRows`). Nil where nothing varies there.
+    static func codeRows(_ g: Geometry, _ rows: Rows, in frame: GrayFrame) -> (Int, Int)? {
         // The code's own rows over its last 12 modules (its last digit and end guard), sampled
         // two to a module on the same rows as the add-on's place: from the end back along the
         // rows, where a read at a slant and a skewed code's bars both stay close to those rows.
@@ -90,28 +120,7 @@ enum AddOnReader {
         var low = crossing(reach - d) ? reach - d : reach + d, high = low
         while low > 0, crossing(low - 1) { low -= 1 }
         while high + 1 < spread.count, crossing(high + 1) { high += 1 }
-        (low, high) = Self.ownRows(code, low...high, from: reach, tallest: Int(20 * g.module))
-        // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
-        // read given as its bounding box, whose sides are not its guards).
-        guard high - low >= 8 else { return nil }
-        let inLine = barry[low...high].filter { $0 }.count, all = barry.filter { $0 }.count
-        // The run of bar rows (gaps of up to 2 rows bridged) that shares the most rows with the
-        // code's: the add-on's own bars, and how many of them lie in line.
-        var runs: [ClosedRange<Int>] = []
-        for t in barry.indices where barry[t] {
-            if let last = runs.last, t - last.upperBound <= 3 { runs[runs.count - 1] = last.lowerBound...t } else { runs.append(t...t) }
-        }
-        let shared = runs.map { $0.overlaps(low...high) ? $0.clamped(to: low...high).count : 0 }
-        let best = shared.indices.max { shared[$0] < shared[$1] }
-        // A run the window cuts (at the last row that can cross bars, or the first) past the
-        // code's rows may go on beyond it, and its share in line be smaller than the window
-        // shows: a lone EAN-2 90 px below an EAN-8 read on its top rows seemed 0.61 in line,
-        // 0.36 where the window holds it whole (with `require`, a deep pass sent it).
-        if widen == 1, let best, (runs[best].upperBound >= barry.count - 3 && runs[best].upperBound > high) || (runs[best].lowerBound == 0 && low > 0) {
-            return liesBeside(s, in: frame, across: across, widen: 2)
-        }
-        let own = best.map { Double(shared[$0]) / Double(runs[$0].count) } ?? 1
-        return inLine >= min(6, (all + 1) / 2) && 3 * inLine >= all && own > 0.55
+        return ownRows(code, low...high, from: reach, tallest: Int(20 * g.module))
     }
 
     /// The rows of `run` (rows crossing bars at a code's end) that are the code's own: where
@@ -182,12 +191,16 @@ enum AddOnReader {
         /// How far the rows read reach along the bars each side of the middle.
         let readHalfHeight: Double
 
+        /// The modules a read of `modules` with `addOn` is placed over: zxing places a code it
+        /// read with its add-on over both (and the gap, about 9 modules, between them).
+        static func span(_ modules: Double, addOn: String?) -> Double {
+            modules + (addOn.map { Double($0.count == 2 ? 20 : 47) + 9 } ?? 0)
+        }
+
         init?(_ s: Symbol, across: Double?) {
             guard let count = EANVerifier.Layout.modules(of: s.symbology), let (start, far) = s.readEnds else { return nil }
             let modules = Double(count)
-            // zxing places a code it read with its add-on over both (and the gap, about 9
-            // modules, between them).
-            let span = modules + (s.addOn.map { Double($0.count == 2 ? 20 : 47) + 9 } ?? 0)
+            let span = Self.span(modules, addOn: s.addOn)
             let c = s.corners.map { (x: Double($0.x), y: Double($0.y)) }
             let c0 = c[0], c1 = c[1], c2 = c.count >= 4 ? c[2] : c[1], c3 = c.count >= 4 ? c[3] : c[0]
             self.start = start
@@ -256,7 +269,10 @@ enum AddOnReader {
         /// (6 rows or more) nearest the code's middle row, the longer of two as near, as row
         /// indices. The longest run was taken before: a lone EAN-5 printed past a book's price
         /// along its bars was as long and was read as the price (bench/make-addon-traps.py R6).
-        func barBand() -> Range<Int>? {
+        /// Where the code's own rows are known (`code`), a run that shares none of them comes
+        /// last: a neighbour's price nearer the rows read than the code's own EAN-2 was read
+        /// for it, while `liesBeside` judged the EAN-2 in line (make-addon-stacks.py --gap 8).
+        func barBand(sharing code: ClosedRange<Int>? = nil) -> Range<Int>? {
             guard let barry = barRows() else { return nil }
             var runs: [Range<Int>] = [], runStart: Int? = nil
             for t in 0...barry.count {
@@ -266,7 +282,9 @@ enum AddOnReader {
             }
             let middle = values.count / 2
             let distance = { (r: Range<Int>) in r.contains(middle) ? 0 : min(abs(r.lowerBound - middle), abs(r.upperBound - 1 - middle)) }
-            guard let run = runs.min(by: { (distance($0), -$0.count) < (distance($1), -$1.count) }) else { return nil }
+            let shared = { (r: Range<Int>) in code.map { c in r.overlaps(c.lowerBound..<(c.upperBound + 1)) ? r.clamped(to: c.lowerBound..<(c.upperBound + 1)).count : 0 } ?? 0 }
+            let apart = { (r: Range<Int>) in code != nil && shared(r) == 0 ? 1 : 0 }
+            guard let run = runs.min(by: { (apart($0), distance($0), -$0.count) < (apart($1), distance($1), -$1.count) }) else { return nil }
             // The run's ends meet the bars' ends at a slant: leave a tenth each side.
             let trim = run.count / 10
             return (run.lowerBound + trim)..<(run.upperBound - trim)

@@ -218,7 +218,7 @@ extension DecodePipeline {
                       !Self.readsSteeply(read, axis: axis) else { continue }
                 if addOn == claimed || seen.contains(addOn) {
                     whole.addOn = aside || Self.disputed(addOn, by: fitted) ? nil : addOn
-                    return whole
+                    return whole.addOn == nil && placed.addOn != nil ? Self.trimmedToCode(s) : whole
                 }
                 seen.append(addOn)
             }
@@ -233,7 +233,11 @@ extension DecodePipeline {
                 fittedAlone[k] = true
             }
             if whole.addOn != nil, aside { whole.addOn = nil }
-            return whole
+            // A read placed over code and add-on that goes without the add-on is placed over the
+            // code alone: a later look (a pass's image) placed by it took the add-on's end for the
+            // code's, found nothing to judge there, and took zxing's add-on (a lone EAN-5 past an
+            // EAN-8, turned 270°: bench/make-lone-addons.py --turned).
+            return whole.addOn == nil && placed.addOn != nil ? Self.trimmedToCode(s) : whole
         }
         // An add-on fitted beside one code that another code in the image carries, read by
         // zxing with it, is that code's (a tryout: a plain EAN-13 stacked with a book's ISBN
@@ -353,6 +357,20 @@ extension DecodePipeline {
             }
         }
         return out
+    }
+
+    /// `s`, read with its add-on and placed over both (zxing's place), without it and placed
+    /// over the code alone: its end corners moved back along the read to the code's end.
+    static func trimmedToCode(_ s: Symbol) -> Symbol {
+        var bare = withoutAddOn(s)
+        guard s.addOn != nil, let count = EANVerifier.Layout.modules(of: s.symbology), s.corners.count >= 2 else { return bare }
+        let modules = Double(count), span = AddOnReader.Geometry.span(modules, addOn: s.addOn)
+        let c = s.corners
+        let back = { (from: PixelPoint, to: PixelPoint) in
+            PixelPoint(x: from.x + Int((Double(to.x - from.x) * modules / span).rounded()), y: from.y + Int((Double(to.y - from.y) * modules / span).rounded()))
+        }
+        bare.corners = c.count >= 4 ? [c[0], back(c[0], c[1]), back(c[3], c[2]), c[3]] : [c[0], back(c[0], c[1])] + c.dropFirst(2)
+        return bare
     }
 
     /// `s` without its add-on.

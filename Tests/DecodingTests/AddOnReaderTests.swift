@@ -217,6 +217,60 @@ import Testing
         #expect(AddOnReader.liesBeside(plain, in: frame, across: ImagePass.barAngle(frame)) != true)
     }
 
+    /// An ISBN with its price 8 px over an EAN-13 with its own EAN-2, turned 180°
+    /// (make-addon-stacks.py --gap 8): the fitted look read the run of bars nearest the rows
+    /// read, the ISBN's price, while `liesBeside` judged the EAN-2's run, in line, and the
+    /// EAN-13 went out with 52495. The fitted look reads the run that shares the most of the
+    /// code's own rows.
+    @Test func theFittedLookReadsTheRunInLineWithTheCode() throws {
+        let frame = try ImageFile.load(Fixture.path("isbn-over-ean13-addon2-gap8-turned180.png"))
+        let own = ["4006381333931": "47", "9780306406157": "52495"]
+        for stops in [true, false] {
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .read), workers: workers, stopsAtFirstCode: stops).decode(frame)
+                let seen = "\(stops), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+                #expect(!read.isEmpty && read.allSatisfy { s in own[s.text] != nil && (s.addOn == nil || s.addOn == own[s.text]) }, "\(seen)")
+            }
+        }
+    }
+
+    /// A lone EAN-2 90 px below an EAN-8, turned 150° (make-lone-addons.py --turned, lone083):
+    /// the code's rows and the EAN-2's both ran past the window of rows sampled, and the part
+    /// inside seemed all in line (11 of 11 rows): sent as 1234567012. A run the window cuts is
+    /// looked at in a window twice as wide, whether or not the code's rows are cut too.
+    @Test func aLoneAddOnCutByTheWindowWithTheCodeIsNotInLine() throws {
+        try Self.expectEAN8Alone("ean8-lone-ean2-90-below-turned150.png")
+    }
+
+    /// `file` read with EAN-8 add-ons read as the EAN-8 12345670 alone, on 1 and 2 threads,
+    /// stopping at the first code and not.
+    static func expectEAN8Alone(_ file: String) throws {
+        let frame = try ImageFile.load(Fixture.path(file))
+        for stops in [true, false] {
+            for workers in [1, 2] {
+                let read = DecodePipeline(quality: .balanced, rules: rules(.ean8, .read), workers: workers, stopsAtFirstCode: stops).decode(frame)
+                #expect(read.map { "\($0.text)+\($0.addOn ?? "")" } == ["12345670+"], "\(file), \(stops), \(workers) workers")
+            }
+        }
+    }
+
+    /// A lone EAN-5 80 px below an EAN-8, turned 270° (make-lone-addons.py --turned, lone067):
+    /// zxing read the code with the EAN-5 and placed it over both. The add-on was refused (off
+    /// to one side) but the place kept, and a later pass, placed by it, took the EAN-5's end for
+    /// the code's, found nothing to judge past it and took zxing's 77777. A read that goes
+    /// without its add-on is placed over the code alone.
+    @Test func aCodeThatGoesWithoutItsAddOnIsPlacedOverTheCodeAlone() throws {
+        try Self.expectEAN8Alone("ean8-lone-ean5-80-below-turned270.png")
+        // An EAN-8 (67 modules) read with an EAN-5 (a 9-module gap and 47) over 123 modules: its
+        // end corners go back 56 modules' worth.
+        var s = Symbol(symbology: .ean8, bytes: Array("12345670".utf8),
+                       corners: [PixelPoint(x: 0, y: 0), PixelPoint(x: 246, y: 0), PixelPoint(x: 246, y: 40), PixelPoint(x: 0, y: 40)])
+        s.addOn = "77777"
+        let bare = DecodePipeline.trimmedToCode(s)
+        #expect(bare.addOn == nil)
+        #expect(bare.corners == [PixelPoint(x: 0, y: 0), PixelPoint(x: 134, y: 0), PixelPoint(x: 134, y: 40), PixelPoint(x: 0, y: 40)])
+    }
+
     /// A lone EAN-2 90 px below an EAN-8 (make-lone-addons.py's lone059): `read` sent the code
     /// alone, but `require` looked on through the deep passes, and the `sharpen` pass read the
     /// code on its top rows: the rows' window around them ended inside the lone add-on's run of

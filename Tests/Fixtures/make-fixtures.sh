@@ -250,3 +250,18 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # isbn-touching-ean13-turned120.png: the same set's stack008 as it is (an ISBN with its price 52495
 # over a plain EAN-13 5901234123457, touching, turned 120°): the plain code was sent with 52495.
 # cp /tmp/stacks/stack008-isbn5-over-ean-a120.png isbn-touching-ean13-turned120.png
+# isbn-over-ean13-addon2-gap8-turned180.png: bench/make-addon-stacks.py /tmp/stacks-gap8 --gap 8
+# (seed 11), stack060, as it is (an ISBN with its price 52495, 8 px over an EAN-13 4006381333931
+# with its EAN-2 47, turned 180°): the fitted look read the run of bars nearest the rows read,
+# the ISBN's price, while the EAN-2 was the run in line; sent as 4006381333931+52495 (issue 42).
+# cp /tmp/stacks-gap8/stack060-isbn5-over-ean2-a180.png isbn-over-ean13-addon2-gap8-turned180.png
+# ean8-lone-ean2-90-below-turned150.png: bench/make-lone-addons.py /tmp/lone-turned --turned (seed
+# 7), lone083, as it is (an EAN-8 with a lone EAN-2 12 past its end, 90 px lower, turned 150°):
+# the code's rows and the EAN-2's both ran past the rows' window, and the part inside seemed all
+# in line; sent as 1234567012 (issue 42).
+# cp /tmp/lone-turned/lone083-ean8-e2-dy90-a150.png ean8-lone-ean2-90-below-turned150.png
+# ean8-lone-ean5-80-below-turned270.png: the same set's lone067 as it is (an EAN-8 with a lone
+# EAN-5 77777 past its end, 80 px lower, turned 270°): zxing read the code with the EAN-5 and
+# placed it over both; the add-on was refused but the place kept, and a later pass's look, placed
+# by it, found nothing to judge past the "end" and took zxing's 77777 (issue 42).
+# cp /tmp/lone-turned/lone067-ean8-e5-dy80-a270.png ean8-lone-ean5-80-below-turned270.png
