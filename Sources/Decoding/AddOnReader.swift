@@ -50,7 +50,7 @@ enum AddOnReader {
     /// rows read are too close together to show it.
     static func reads(beside s: Symbol, in frame: GrayFrame, across: Double?) -> [Read?] {
         guard let geometry = Geometry(s, across: across), let rows = Rows(geometry, frame: frame),
-              let band = rows.barBand(sharing: codeRows(geometry, rows, in: frame).map { $0.0...$0.1 }) else { return [] }
+              let band = rows.barBand(sharing: codeRows(geometry, rows, in: frame)) else { return [] }
         let half = (band.upperBound - band.lowerBound) / 2
         let bands = [band, band.lowerBound..<(band.lowerBound + half), (band.lowerBound + half)..<band.upperBound]
         return bands.map { b -> Read? in b.count >= 2 ? decode(rows.profile(over: b), nominal: perModule) : nil }
@@ -75,7 +75,7 @@ enum AddOnReader {
     /// window twice as wide.
     static func liesBeside(_ s: Symbol, in frame: GrayFrame, across: Double?, widen: Double = 1) -> Bool? {
         guard let g = Geometry(s, across: across), let rows = Rows(g, frame: frame, widen: widen), let barry = rows.barRows() else { return nil }
-        guard let (low, high) = codeRows(g, rows, in: frame) else { return nil }
+        guard let (low, high) = codeRows(g, rows, in: frame).map({ ($0.lowerBound, $0.upperBound) }) else { return nil }
         // A code's bars are many rows tall: a few rows say the geometry is not the code's (a
         // read given as its bounding box, whose sides are not its guards).
         guard high - low >= 8 else { return nil }
@@ -103,7 +103,7 @@ enum AddOnReader {
     /// The rows of `rows` (by index) that cross `g`'s code's own bars at its end: the run of
     /// rows nearest the rows read that vary over its last 12 modules, up to another code's
     /// (`ownRows`). Nil where nothing varies there.
-    static func codeRows(_ g: Geometry, _ rows: Rows, in frame: GrayFrame) -> (Int, Int)? {
+    static func codeRows(_ g: Geometry, _ rows: Rows, in frame: GrayFrame) -> ClosedRange<Int>? {
         // The code's own rows over its last 12 modules (its last digit and end guard), sampled
         // two to a module on the same rows as the add-on's place: from the end back along the
         // rows, where a read at a slant and a skewed code's bars both stay close to those rows.
@@ -133,22 +133,22 @@ enum AddOnReader {
     /// more inside bars past where they end. Where the bars fade (a skewed or perspective code
     /// sampled off its bars) no other code is found and the run stands, and where the rows found
     /// are no taller than `band` (20 modules: a band of digits is 9 or so).
-    static func ownRows(_ code: [[Double]], _ run: ClosedRange<Int>, from middle: Int, tallest band: Int) -> (Int, Int) {
-        guard let width = code.first?.count, width > 8 else { return (run.lowerBound, run.upperBound) }
+    static func ownRows(_ code: [[Double]], _ run: ClosedRange<Int>, from middle: Int, tallest band: Int) -> ClosedRange<Int> {
+        guard let width = code.first?.count, width > 8 else { return run }
         let whole = 0..<width
         let spread = Rows.spreads(code, over: whole), top = spread.max() ?? 0
         let varies = { (t: Int) in run.contains(t) && spread[t] >= 0.6 * top }
         let follows = { (t: Int, u: Int) in varies(t) && varies(u) && Rows.correlation(code[t], code[u], whole) > sameRows }
         let inside = { (t: Int) in follows(t - sameStep, t) && follows(t + sameStep, t) }
         let reach = max(middle - run.lowerBound, run.upperBound - middle)
-        guard let d = (0...reach).first(where: { inside(middle - $0) || inside(middle + $0) }) else { return (run.lowerBound, run.upperBound) }
+        guard let d = (0...reach).first(where: { inside(middle - $0) || inside(middle + $0) }) else { return run }
         let anchor = inside(middle - d) ? middle - d : middle + d
         var low = anchor, high = anchor
         while low > run.lowerBound, follows(low - 1, min(low - 1 + sameStep, anchor)) { low -= 1 }
         while high < run.upperBound, follows(high + 1, max(high + 1 - sameStep, anchor)) { high += 1 }
         // Rows no taller than a band of digits may be one (the rows read along a UPC-A's long
         // bars through its digits), and the bars past it the code's own.
-        guard high - low > band else { return (run.lowerBound, run.upperBound) }
+        guard high - low > band else { return run }
         // Another code past an end: a stretch of rows inside bars unlike the code's row at that
         // end, whichever way one is shifted along the other by up to two modules (a perspective
         // code's rows drift along its bars, and a row where the drift breaks the run goes on as
@@ -161,16 +161,19 @@ enum AddOnReader {
             }
             return false
         }
-        return (other(Array((run.lowerBound..<low).reversed()), low) ? low : run.lowerBound,
-                other(Array((high + 1)..<(run.upperBound + 1)), high) ? high : run.upperBound)
+        return (other(Array((run.lowerBound..<low).reversed()), low) ? low : run.lowerBound)...(other(Array((high + 1)..<(run.upperBound + 1)), high) ? high : run.upperBound)
     }
 
     /// The correlation of `a` with `b` moved `shift` samples on, over the samples they share.
     static func correlation(_ a: [Double], _ b: [Double], shift: Int) -> Double {
-        let n = min(a.count, b.count) - abs(shift)
+        let n = min(a.count, b.count) - abs(shift), i0 = max(0, shift), j0 = max(0, -shift)
         guard n > 8 else { return 0 }
-        let x = Array(a[max(0, shift)..<(max(0, shift) + n)]), y = Array(b[max(0, -shift)..<(max(0, -shift) + n)])
-        return Rows.correlation(x, y, 0..<n)
+        var ma = 0.0, mb = 0.0
+        for k in 0..<n { ma += a[i0 + k]; mb += b[j0 + k] }
+        ma /= Double(n); mb /= Double(n)
+        var sab = 0.0, saa = 0.0, sbb = 0.0
+        for k in 0..<n { let x = a[i0 + k] - ma, y = b[j0 + k] - mb; sab += x * y; saa += x * x; sbb += y * y }
+        return saa > 0 && sbb > 0 ? sab / (saa * sbb).squareRoot() : 0
     }
 
     /// How far back from a code's end its rows are compared (modules: the end guard and the
@@ -282,8 +285,7 @@ enum AddOnReader {
             }
             let middle = values.count / 2
             let distance = { (r: Range<Int>) in r.contains(middle) ? 0 : min(abs(r.lowerBound - middle), abs(r.upperBound - 1 - middle)) }
-            let shared = { (r: Range<Int>) in code.map { c in r.overlaps(c.lowerBound..<(c.upperBound + 1)) ? r.clamped(to: c.lowerBound..<(c.upperBound + 1)).count : 0 } ?? 0 }
-            let apart = { (r: Range<Int>) in code != nil && shared(r) == 0 ? 1 : 0 }
+            let apart = { (r: Range<Int>) in code.map { !r.overlaps($0.lowerBound..<($0.upperBound + 1)) } == true ? 1 : 0 }
             guard let run = runs.min(by: { (apart($0), distance($0), -$0.count) < (apart($1), distance($1), -$1.count) }) else { return nil }
             // The run's ends meet the bars' ends at a slant: leave a tenth each side.
             let trim = run.count / 10
