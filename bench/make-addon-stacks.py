@@ -3,7 +3,8 @@
 between them (the lower code's top touches the upper code's digits), turned every 15 degrees.
 A tryout of stop 56 found add-ons given to the neighbouring code in such stacks, and none with
 8 px of white between them. Each image: zint PNGs (default options), the upper at (0, 0), the
-lower at (0, upper's height + GAP), darkest-of on a white canvas with 40 px of white on every
+lower at (0, upper's height + GAP; a negative GAP lays the lower code's top over the upper's
+digits), darkest-of on a white canvas with 40 px of white on every
 side; PIL rotate(angle, BICUBIC, expand=True, fillcolor=255); resize by the scale (BILINEAR);
 GaussianBlur(blur) where blur > 0. Five pairs, 24 turns each: 120 images. The same seed makes
 the same set. Needs zint, numpy and Pillow.

@@ -15,6 +15,8 @@ where a decoder must read the right code or nothing:
   beside     a short Codabar, ITF or Code 39 printed beside a longer Code 128 (either)
   noise      an EAN-13 under heavy noise and blur, or a frame of noise and text-like marks
              with no code at all (nothing may be read)
+  stacked    two EAN-13/UPC-A one over the other, the lower one's bars over the upper one's,
+             turned any way (either may be read; half of each is a misread)
 Records carry `others`: the other codes truly in the frame (often none); any other read is a
 misread, even beside the right one.
 
@@ -28,7 +30,7 @@ size (modules of 2, 1.5 and 1.1 pixels): 540 images, the same for every seed. Th
 modules are where zxing's other thresholds read an EAN-13 with wrong digits and a valid check
 digit; the turns are where a slanted scan line reads an add-on beside the code.
 
-usage: make-misreads.py OUT_DIR [--seed N] [--count N] [--addons | --turns]
+usage: make-misreads.py OUT_DIR [--seed N] [--count N] [--addons | --turns | --only KIND]
        writes the images (PNG and JPEG) and manifest.json:
        {file, symbology, text, difficulty, size, others?, addon?}
 """
@@ -178,6 +180,23 @@ def make_beside(rng, tmp):
     return finish(scene, rng, blur=module * rng.uniform(0, 0.3)), "Code-128", long_text, [shown, shown[1:-1] if kind == "CODABAR" else shown], size
 
 
+def make_stacked(rng, tmp):
+    """Two EAN-13/UPC-A codes one over the other, the lower one's bars laid over the bottom of
+    the upper one's (0 to 12 modules), a few modules to either side, turned any way: a scan line
+    that leaves one code for the other where both have their guards in line meets half of each."""
+    a, b = rng.choice([ean13, upca])(rng), rng.choice([ean13, upca])(rng)
+    ca, cb = render(a[0], a[1], tmp, height=rng.randint(20, 40)), render(b[0], b[1], tmp, height=rng.randint(20, 40))
+    top = ca.shape[0] - 20 - rng.randint(0, 12)  # each has 10 of white around its bars
+    shift = rng.randint(-8, 8)
+    left_a, left_b = max(0, -shift), max(0, shift)
+    both = np.full((top + cb.shape[0], max(left_a + ca.shape[1], left_b + cb.shape[1])), 255, dtype=np.float32)
+    both[:ca.shape[0], left_a:left_a + ca.shape[1]] = ca
+    region = both[top:top + cb.shape[0], left_b:left_b + cb.shape[1]]
+    np.minimum(region, cb, out=region)
+    scene, _, module, size = scene_for(both, rng, angle=rng.uniform(0, 360), persp=rng.choice([0, 0, 0.06, 0.1]))
+    return finish(scene, rng, blur=module * rng.uniform(0, 0.35)), "EAN-13" if a[0] == "EANX" else "UPC-A", a[2], [b[2]], size
+
+
 def make_noise(rng, tmp):
     if rng.random() < 0.5:
         width, height = rng.choice(SIZES)
@@ -196,7 +215,7 @@ def make_noise(rng, tmp):
 
 
 MISREAD_KINDS = [("crossed", make_crossed), ("side", make_side), ("addon", make_addon_misread), ("short", make_short),
-                 ("beside", make_beside), ("noise", make_noise)]
+                 ("beside", make_beside), ("noise", make_noise), ("stacked", make_stacked)]
 
 ADDON_KINDS = ["EAN-13+2", "EAN-13+5", "UPC-A+5", "ISBN+5"]
 ADDON_FAULTS = ["clean", "blur", "skew", "perspective", "lowres"]
@@ -264,7 +283,10 @@ def main():
                         manifest.append({"file": name, "symbology": symbology, "text": main_text, "addon": addon,
                                          "difficulty": f"{kind} {fault}", "size": list(size)})
         else:
+            only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
             for kind, make in MISREAD_KINDS:
+                if only not in (None, kind):
+                    continue
                 for n in range(count):
                     pixels, symbology, text, others, size = make(rng, tmp)
                     name = f"{kind}-{n:02d}." + ("jpg" if rng.random() < 0.5 else "png")

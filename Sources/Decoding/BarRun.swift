@@ -144,4 +144,20 @@ enum BarRun {
     /// The bars an ITF code of `digits` digits has: two in its start, five a pair of digits, two
     /// in its end.
     static func itfBars(digits: Int) -> Int { 4 + 5 * (digits / 2) }
+
+    /// The most bars a read of a code without a check character can stand for: ITF's
+    /// (`itfBars`); Codabar's four a character with its start and stop (added where the engine
+    /// gave the text without them); Code 39's five a character with its start, stop and a check
+    /// character the engine may have taken off. Nil for other codes.
+    static func mostBars(of s: Symbol) -> Int? {
+        switch s.symbology {
+        case .itf, .itf14: return itfBars(digits: s.text.count)
+        case .codabar:
+            let ends = Set("ABCDTN*E"), text = s.text.uppercased()
+            let framed = text.count >= 2 && ends.contains(text.first!) && ends.contains(text.last!)
+            return 4 * (text.count + (framed ? 0 : 2))
+        case .code39: return 5 * (s.text.count + 3)
+        default: return nil
+        }
+    }
 }

@@ -167,7 +167,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region)
+        let found = Self.withoutJoinedHalves(withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region)
         if othersSkipped && found.isEmpty {
             // The other engines have not looked at the region: the deep look starts with them.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
@@ -235,7 +235,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                     region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
-        return withoutGlareMisreads(t.isPart(of: region) ? Self.withoutPartsOfLongerEAN(found, in: region) : found, in: region)
+        let whole = t.isPart(of: region) ? Self.withoutPartsOfLongerEAN(found, in: region) : found
+        return Self.withoutJoinedHalves(withoutGlareMisreads(whole, in: region), in: region)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

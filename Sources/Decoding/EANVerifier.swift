@@ -68,21 +68,34 @@ enum EANVerifier {
         let window = placed ? max(2, Int((Double(length) / Double(layout.modules) * 5).rounded())) : 12
         let darkness = BarRun.darkness(profile, window: window, floor: (light - dark) / 2)
 
+        let nominal = Double(length) / Double(layout.modules)
+        let forwardStart = Double((horizontal ? x0 : y0) - uLow)
+        let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
+        guard let best = bestFit(layout, darkness, near: placed ? (forwardStart, backwardStart) : nil, nominal: nominal),
+              best.score > 0.3 else { return .misfit(.infinity) }
+        let worst = misfits(layout, darkness, best).max() ?? 0
+        return worst <= 0 ? .fits : .misfit(worst)
+    }
+
+    /// Where the whole pattern fits a darkness profile best: its start (in profile points, on
+    /// the profile reversed where `reversed`), module width and correlation. `near`: the code's
+    /// start either way round (within `reach` modules), the module about `nominal` (within 15 %);
+    /// nil: anywhere, at any module width up to 6.
+    static func bestFit(_ layout: Layout, _ darkness: [Double], near: (forward: Double, backward: Double)?, nominal: Double,
+                        reach: Double = 4, widthStep: Double = 0.01) -> (score: Double, start: Double, width: Double, reversed: Bool)? {
         let pattern = layout.pattern
         let whole = Pattern(pattern)
         // One buffer for every fit's module means (thousands per read).
         var means = [Double](repeating: 0, count: pattern.count)
-        let nominal = Double(length) / Double(layout.modules)
-        let forwardStart = Double((horizontal ? x0 : y0) - uLow)
-        let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
         var best = (score: -2.0, start: 0.0, width: 0.0, reversed: false)
+        let placed = near != nil
         for reversed in [false, true] {
             let d = Profile(reversed ? Array(darkness.reversed()) : darkness)
-            let approxStart = reversed ? backwardStart : forwardStart
+            let approxStart = near.map { reversed ? $0.backward : $0.forward } ?? 0
             var w = placed ? nominal * 0.85 : 1.0
             while w <= (placed ? nominal * 1.15 : min(6, nominal)) {
-                var start = placed ? approxStart - 4 * nominal : 0
-                let last = placed ? approxStart + 4 * nominal : Double(d.values.count) - w * Double(pattern.count)
+                var start = placed ? approxStart - reach * nominal : 0
+                let last = placed ? approxStart + reach * nominal : Double(d.values.count) - w * Double(pattern.count)
                 while start <= last {
                     if moduleMeans(d, start: start, width: w, count: pattern.count, into: &means) {
                         let c = correlation(means, whole, count: pattern.count)
@@ -90,42 +103,65 @@ enum EANVerifier {
                     }
                     start += (placed ? nominal : w) / 4
                 }
-                w *= placed ? 1 + 0.01 * nominal / w : 1.02
+                w *= placed ? 1 + widthStep * nominal / w : 1.02
             }
         }
-        guard best.score > 0.3 else { return .misfit(.infinity) }
+        return best.score > -2 ? best : nil
+    }
+
+    /// How much better than its own pattern the best rival digit fits each digit's place
+    /// (`Layout.slots`, in order; at most 0 where the digit fits), the pattern fitted at `best`
+    /// and each half on its own fit near it (a code seen at an angle has wider modules at its
+    /// near end).
+    static func misfits(_ layout: Layout, _ darkness: [Double], _ best: (score: Double, start: Double, width: Double, reversed: Bool)) -> [Double] {
         let d = Profile(best.reversed ? Array(darkness.reversed()) : darkness)
-        // Each half on its own fit (a code seen at an angle has wider modules at its near end).
-        let halves = layout.halves.map { range -> (start: Double, width: Double) in
+        return misfits(layout, d, halves: halfFits(layout, d, near: (best.start, best.width), shift: 2))
+    }
+
+    /// Each half of the pattern (`Layout.halves`) fitted on its own, with the whole pattern
+    /// starting within `shift` modules of `near` (in steps of `step` modules) and each half's
+    /// module within `spread` of its width (in steps of `spread` / 6): where the half starts as if
+    /// the whole pattern had its module, the module, and the fit.
+    static func halfFits(_ layout: Layout, _ d: Profile, near: (start: Double, width: Double), shift reach: Double,
+                         step: Double = 0.125, spread: Double = 0.06) -> [(start: Double, width: Double, score: Double)] {
+        let pattern = layout.pattern
+        var means = [Double](repeating: 0, count: pattern.count)
+        return layout.halves.map { range -> (start: Double, width: Double, score: Double) in
             let part = Pattern(Array(pattern[range]))
-            var fit = (score: -2.0, start: best.start, width: best.width)
-            var w = best.width * 0.94
-            while w <= best.width * 1.06 {
-                var shift = -2.0
-                while shift <= 2.0 {
-                    let start = best.start + Double(range.lowerBound) * (best.width - w) + shift * best.width
+            var fit = (start: near.start, width: near.width, score: -2.0)
+            var w = near.width * (1 - spread)
+            while w <= near.width * (1 + spread) + 1e-9 {
+                var shift = -reach
+                while shift <= reach {
+                    let start = near.start + Double(range.lowerBound) * (near.width - w) + shift * near.width
                     if moduleMeans(d, start: start + Double(range.lowerBound) * w, width: w, count: part.bits.count, into: &means) {
                         let c = correlation(means, part, count: part.bits.count)
-                        if c > fit.score { fit = (c, start, w) }
+                        if c > fit.score { fit = (start, w, c) }
                     }
-                    shift += 0.125
+                    shift += step
                 }
-                w += best.width * 0.01
+                w += near.width * spread / 6
             }
-            return (fit.start, fit.width)
+            return fit
         }
+    }
+
+    /// `misfits` with the halves fitted (`halfFits`).
+    static func misfits(_ layout: Layout, _ d: Profile, halves: [(start: Double, width: Double, score: Double)]) -> [Double] {
+        let pattern = layout.pattern
+        var means = [Double](repeating: 0, count: pattern.count)
         // Each digit in its place, against every digit that could stand there; each may sit a
         // little off its half's fit (uneven print), rivals get the same slack.
-        var worst = -Double.infinity
-        for slot in layout.slots {
+        return layout.slots.map { slot in
             let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
             let expected = Array(pattern[slot.offset..<(slot.offset + 7)])
             let own = localFit(d, h.start, h.width, slot.offset, expected, in: pattern, buffer: &means)
+            var worst = -Double.infinity
             for rival in slot.rivals where rival != expected {
                 worst = max(worst, localFit(d, h.start, h.width, slot.offset, rival, in: pattern, buffer: &means) - own)
             }
+            return worst
         }
-        return worst <= 0 ? .fits : .misfit(worst)
     }
 
     /// A darkness profile with its running sum: the mean over any span in constant time.

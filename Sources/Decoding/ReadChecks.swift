@@ -155,9 +155,11 @@ extension DecodePipeline {
     ///   as 8 of its digits). Such a read (its line more than 7° off the bars' normal) is dropped
     ///   when the code turned upright (a square of three times its length around it, so the whole
     ///   code is in it) reads as a longer code of its kind that holds its text.
-    /// - A dark stroke across an ITF code (a pen line, a fold) can start a read at the stroke. An
-    ///   ITF read is dropped when the bars along its axis run on, without a quiet zone, past the
-    ///   bars its digits have (`BarRun`): a part whose whole could not be read.
+    /// - A dark stroke across an ITF code (a pen line, a fold) can start a read at the stroke, and
+    ///   a row across another code's bars can read as a short Codabar (`C573A` out of two EAN
+    ///   codes one over the other, make-misreads.py --only stacked --seed 61). Such a read is
+    ///   dropped when the bars along its axis run on, without a quiet zone, past the bars its
+    ///   characters have (`BarRun.mostBars`): a part whose whole could not be read.
     /// - A longer code of its kind that holds its text was read in the frame, by two engines or
     ///   confirmed, in this image or in an earlier pass's (`doubts.checked`, whether or not it was
     ///   kept there): a part that an image which cannot show the rest (glare stretched out of
@@ -199,9 +201,9 @@ extension DecodePipeline {
         guard rect.width > 16, rect.height > 16 else { return true }
         let crop = frame.cropped(to: rect)
         guard let bars = ImagePass.barAngle(crop) else { return true }
-        if Self.itfKinds.contains(s.symbology),
+        if let most = BarRun.mostBars(of: s),
            let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
-           run > BarRun.itfBars(digits: s.text.count) + 3 {
+           run > most + 3 {
             return false
         }
         // The line's angle against the bars' normal, folded into 0 ... pi/2.

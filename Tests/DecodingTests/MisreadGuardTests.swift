@@ -258,4 +258,62 @@ import Testing
             #expect(DecodePipeline.withoutPartsOfLongerEAN(read, in: frame).count == read.count, "\(path)")
         }
     }
+
+    /// Two codes one over the other, the lower one's bars over the upper one's (stacked-joined.png,
+    /// make-fixtures.sh): zxing reads a row that leaves the EAN-13 for the UPC-A as 5986804068154,
+    /// a valid EAN-13 of the EAN-13's first eight digits and the UPC-A's last four and neither
+    /// code. Its first digits fit the lines through one code square to the bars, its last the
+    /// lines through the other, none all together; the UPC-A's own read fits whole lines. The
+    /// pipeline drops the joined read and gives the UPC-A.
+    @Test func aReadJoiningTwoStackedCodesIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-joined.png"))
+        let pipeline = DecodePipeline()
+        let joined = try #require(pipeline.firstLooker.decode(frame).first)
+        #expect(joined.text == "5986804068154", "the misread this guards against")
+        let seen = try #require(JoinedHalves.seen(joined, in: frame))
+        #expect(seen.joined)
+        #expect(!seen.lines.contains { $0.filter { $0 }.count >= 11 })
+        #expect(DecodePipeline.withoutJoinedHalves([joined], in: frame).isEmpty)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers).decode(frame)
+            #expect(read.map(\.text) == ["893791928154"], "\(workers) workers")
+            for s in read { #expect(JoinedHalves.seen(s, in: frame)?.joined != true) }
+        }
+    }
+
+    /// The rule on the lines' fits: a read is joined when one line fits its first digits and
+    /// another its last, as two codes in line give them, and no line fits all of them but one.
+    @Test func theJoinedRuleNeedsAPrefixAndASuffixOnDifferentLines() {
+        func seen(_ lines: [String]) -> JoinedHalves.Seen { JoinedHalves.Seen(lines: lines.map { $0.map { $0 == "1" } }) }
+        #expect(seen(["11111111....", "........1111"]).joined)
+        // One digit where the codes' bars overlap fits on neither.
+        #expect(seen(["1111111.....", "........1111"]).joined)
+        // A line that fits all but one: one code.
+        #expect(!seen(["11111111111.", "........1111"]).joined)
+        // Windows that slide across the code (bars that fan out) fit more than two codes' halves.
+        #expect(!seen(["111111111...", "..1111111111"]).joined)
+        // Nothing fits (a blurred code): the lines cannot tell.
+        #expect(!seen(["............", "............"]).joined)
+        #expect(!seen(["1111111111..", "............"]).joined)
+    }
+
+    /// A row across two EAN/UPC codes' bars that zxing with one of its other thresholds reads as
+    /// a short Codabar with every symbology on (stacked-codabar.png, make-fixtures.sh): the bars along its axis run on past the 20 its
+    /// five characters have, so it is a part of something longer and goes.
+    @Test func aShortCodabarOutOfOtherBarsIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-codabar.png"))
+        let all = Set(Symbology.allCases).subtracting([.isbn10, .isbn13])
+        let pipeline = DecodePipeline(symbologies: all)
+        let reads = ([pipeline.firstLooker] + pipeline.engines + pipeline.thresholdEngines).flatMap { $0.decode(frame) }
+        let read = try #require(reads.first { $0.symbology == .codabar })
+        #expect(read.text == "C573A", "the misread this guards against")
+        #expect(BarRun.mostBars(of: read) == 20)
+        #expect(pipeline.whole([read], in: frame).isEmpty)
+        #expect(!pipeline.decode(frame).contains { $0.symbology == .codabar })
+        // Codabar with and without its start and stop, Code 39 with room for a check character.
+        #expect(BarRun.mostBars(of: Symbol(symbology: .codabar, text: "573", corners: [])) == 20)
+        #expect(BarRun.mostBars(of: Symbol(symbology: .code39, text: "AB12", corners: [])) == 35)
+        #expect(BarRun.mostBars(of: Symbol(symbology: .itf, text: "12345678", corners: [])) == BarRun.itfBars(digits: 8))
+        #expect(BarRun.mostBars(of: Symbol(symbology: .code128, text: "AB12", corners: [])) == nil)
+    }
 }

@@ -265,3 +265,13 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # placed it over both; the add-on was refused but the place kept, and a later pass's look, placed
 # by it, found nothing to judge past the "end" and took zxing's 77777 (issue 42).
 # cp /tmp/lone-turned/lone067-ean8-e5-dy80-a270.png ean8-lone-ean5-80-below-turned270.png
+# stacked-joined.png: a UPC-A of 893791928154 with an EAN-13 of 5986804046688 printed over the
+# bottom of its bars, turned about 20°, cut from bench/make-misreads.py --only stacked --count 200
+# --seed 61 (stacked-09.png, x 170-460, y 130-390): zxing's first look reads a row that leaves
+# the EAN-13 for the UPC-A as 5986804068154, valid and neither code (JoinedHalves):
+# python3 -c 'from PIL import Image; Image.open("/tmp/stacked/stacked-09.png").convert("L").crop((170, 130, 460, 390)).save("stacked-joined.png")'
+# stacked-codabar.png: a UPC-A of 287073396821 with an EAN-13 of 535131486701 over the bottom of
+# its bars, cut from the same set (stacked-161.png, x 200-620, y 300-680): with every symbology
+# on, zxing with one of its other thresholds reads a row through their bars as the Codabar C573A
+# (BarRun.mostBars):
+# python3 -c 'from PIL import Image; Image.open("/tmp/stacked/stacked-161.png").convert("L").crop((200, 300, 620, 680)).save("stacked-codabar.png")'

@@ -1,0 +1,158 @@
+import Glibc
+import ScanCore
+import ScanHardware
+
+/// An EAN/UPC read made of two codes: a scan line slanted across two codes printed one over the
+/// other (a label over a label, a shelf strip over a pack) leaves the first code through the
+/// ends of its bars and goes on in the second, where their guards stand in line, and the
+/// digits it met can make a valid code, one time in ten by its check digit, that neither code
+/// holds (a tryout of stop 57: an EAN-13 stacked over a UPC-A, turned 210°, read as
+/// 3024153619817). Every straight line square to the bars between the read line's ends crosses
+/// the whole code when the read is one code's: its digits fit together on such a line. A
+/// joined read's first digits fit on lines through one code and its last on lines through the
+/// other, never all together.
+enum JoinedHalves {
+    /// Which of a read's digits (in the order of its pattern) fit their place, on each line
+    /// square to the bars between the read's ends.
+    struct Seen: Equatable {
+        var lines: [[Bool]]
+
+        /// Whether the read is two codes': no line fits all its digits but one, while one line
+        /// fits its first digits (two or more) and another its last (two or more), together all
+        /// of them but one (where the codes' bars overlap, fitting neither), and at most three
+        /// twice (digits the codes share by chance). Windows that slide along the lines (bars
+        /// fanning out in a steep perspective) overlap by more.
+        var joined: Bool {
+            guard let n = lines.first?.count, n >= 6 else { return false }
+            if lines.contains(where: { Self.fits($0) >= n - 1 }) { return false }
+            let prefix = lines.map { $0.firstIndex(of: false) ?? n }.max() ?? 0
+            let suffix = lines.map { line in line.lastIndex(of: false).map { n - 1 - $0 } ?? n }.max() ?? 0
+            return prefix >= 2 && suffix >= 2 && prefix + suffix >= n - 1 && prefix + suffix <= n + 2
+        }
+
+        static func fits(_ line: [Bool]) -> Int { line.filter { $0 }.count }
+    }
+
+    /// Whether `s` was read across two codes (false where the image cannot tell).
+    static func joinsTwoCodes(_ s: Symbol, in frame: GrayFrame) -> Bool {
+        seen(s, in: frame, whole: true)?.joined == true
+    }
+
+    /// The digits' fits along lines square to the bars between the read's ends (at most 7
+    /// lines, two pixels apart or more); nil for codes that are not EAN/UPC, reads that run
+    /// square to the bars (every such line is the read's own), or where the bars show no
+    /// direction. `whole`: the middle and the two outermost lines first, and none after a line
+    /// that fits all digits but one (the verdict is then known).
+    static func seen(_ s: Symbol, in frame: GrayFrame, whole: Bool = false) -> Seen? {
+        guard let layout = EANVerifier.Layout(s), let (p, q) = readLine(s) else { return nil }
+        let rect = DecodePipeline.area(around: s, in: frame, sides: 4)
+        guard rect.width > 16, rect.height > 16, let theta = ImagePass.barAngle(frame.cropped(to: rect)) else { return nil }
+        let rx = q.x - p.x, ry = q.y - p.y
+        var n = (x: cos(theta), y: sin(theta))
+        if n.x * rx + n.y * ry < 0 { n = (-n.x, -n.y) }
+        let b = (x: -n.y, y: n.x)
+        // The main code's share of the read: zxing places a code read with its add-on over both,
+        // a read whose add-on came from another look is placed over the code alone. The share
+        // whose pattern fits the read line better.
+        let modules = Double(layout.modules)
+        let shares = [1.0] + (s.addOn == nil ? [] : [modules / AddOnReader.Geometry.span(modules, addOn: s.addOn)])
+        let places = shares.compactMap { share -> Place? in
+            let length = (n.x * rx + n.y * ry) * share, drift = (b.x * rx + b.y * ry) * share
+            guard length / modules >= 0.8, abs(drift) >= 2 else { return nil }
+            return Place(layout, frame, centre: (p.x + rx * share / 2, p.y + ry * share / 2), length: length, drift: drift, n: n, b: b)
+        }
+        guard let place = places.max(by: { $0.score < $1.score }) else { return nil }
+        let (origin, pad, count) = (place.origin, place.pad, place.count)
+        let half = abs(place.drift) / 2, step = max(2, 2 * half / 6)
+        var offsets = Array(stride(from: -half, through: half, by: step))
+        if whole, offsets.count > 2 {
+            // The middle line first (one code's read fits there), then the outermost (through
+            // each code where two are joined); the verdict does not hang on the order.
+            let middle = offsets.count / 2
+            offsets = [offsets[middle], offsets.first!, offsets.last!] + offsets.indices.filter { ![0, middle, offsets.count - 1].contains($0) }.map { offsets[$0] }
+        }
+        let inFrame = { (x: Double, y: Double) in x >= 0 && y >= 0 && x <= Double(frame.width - 1) && y <= Double(frame.height - 1) }
+        var seen = Seen(lines: [])
+        for t in offsets {
+            // A line that leaves the frame within the code's span sees the frame's edge.
+            let first = (x: origin.x + t * b.x + pad * n.x, y: origin.y + t * b.y + pad * n.y)
+            guard inFrame(first.x, first.y), inFrame(first.x + place.length * n.x, first.y + place.length * n.y) else { continue }
+            // Each line the mean of three rows a pixel apart.
+            let rows = AddOnReader.Rows.sampled(frame, from: (origin.x + t * b.x, origin.y + t * b.y), along: n, step: 1, count: count,
+                                                bars: b, rows: 1)
+            let profile = (0..<count).map { i in (rows[0][i] + rows[1][i] + rows[2][i]) / 3 }
+            guard let darkness = Self.darkness(profile, pad: pad, module: place.module) else { continue }
+            let d = EANVerifier.Profile(place.reversed ? Array(darkness.reversed()) : darkness)
+            // Each half fitted on its own, near the read's place: two codes whose guards a read
+            // joins stand in line.
+            let halves = EANVerifier.halfFits(layout, d, near: (place.reversed ? place.far : pad, place.module), shift: 4, step: 0.25,
+                                              spread: 0.1)
+            seen.lines.append(EANVerifier.misfits(layout, d, halves: halves).map { $0 <= 0 })
+            if whole, Seen.fits(seen.lines.last!) >= layout.slots.count - 1 { break }
+        }
+        return seen.lines.isEmpty ? nil : seen
+    }
+
+    /// Where the main code of a read lies, square to its bars: its middle, length and drift
+    /// along the bars (pixels), its module, the lines' start (`pad` before the code) and
+    /// samples, where the code starts on a line read backwards (`far`), and which way its
+    /// pattern runs with how well it fits along the read line itself.
+    struct Place {
+        let length: Double, drift: Double, module: Double, pad: Double
+        let origin: (x: Double, y: Double)
+        let count: Int, far: Double
+        let reversed: Bool, score: Double
+
+        init?(_ layout: EANVerifier.Layout, _ frame: GrayFrame, centre: (x: Double, y: Double), length: Double, drift: Double,
+              n: (x: Double, y: Double), b: (x: Double, y: Double)) {
+            (self.length, self.drift) = (length, drift)
+            module = length / Double(layout.modules)
+            // Past the code's ends each way: where the other code's guards lie when the two are
+            // not in line.
+            pad = 14 * module
+            origin = (centre.x - (length / 2 + pad) * n.x, centre.y - (length / 2 + pad) * n.y)
+            count = Int(length + 2 * pad)
+            far = Double(count) - 1 - pad - length
+            let back = drift / 2 + pad * drift / length
+            let read = AddOnReader.Rows.sampled(frame, from: (origin.x - back * b.x, origin.y - back * b.y),
+                                                along: (n.x + drift / length * b.x, n.y + drift / length * b.y), step: 1, count: count,
+                                                bars: b, rows: 0)[0]
+            guard let darkness = JoinedHalves.darkness(read, pad: pad, module: module),
+                  let fit = EANVerifier.bestFit(layout, darkness, near: (pad, far), nominal: module, widthStep: 0.02) else { return nil }
+            (reversed, score) = (fit.reversed, fit.score)
+        }
+    }
+
+    /// The line a read ran along: `Symbol.readEnds`, or for a box whose start and end sides are
+    /// its long ones (zbar's box around the columns it read a code on), the middles of its
+    /// short sides.
+    static func readLine(_ s: Symbol) -> (start: (x: Double, y: Double), end: (x: Double, y: Double))? {
+        guard let ends = s.readEnds else { return nil }
+        guard s.corners.count >= 4 else { return ends }
+        let c = s.corners.map { (x: Double($0.x), y: Double($0.y)) }
+        let start: (x: Double, y: Double) = ((c[0].x + c[1].x) / 2, (c[0].y + c[1].y) / 2)
+        let end: (x: Double, y: Double) = ((c[3].x + c[2].x) / 2, (c[3].y + c[2].y) / 2)
+        let along = hypot(ends.end.x - ends.start.x, ends.end.y - ends.start.y)
+        return hypot(end.x - start.x, end.y - start.y) > 2 * along ? (start, end) : ends
+    }
+
+    /// Darkness 0...1 along a line (`EANVerifier`'s levels), nil where it has too little
+    /// contrast between its ends' `pad`.
+    static func darkness(_ profile: [Double], pad: Double, module: Double) -> [Double]? {
+        let inner = profile[Int(pad)..<(profile.count - Int(pad))].sorted()
+        guard inner.count > 4 else { return nil }
+        let dark = inner[inner.count / 20], light = inner[inner.count - 1 - inner.count / 20]
+        guard light - dark > 8 else { return nil }
+        return BarRun.darkness(profile, window: max(2, Int((module * 5).rounded())), floor: (light - dark) / 2)
+    }
+}
+
+extension DecodePipeline {
+    /// EAN/UPC reads made of two codes' halves (`JoinedHalves`) are dropped: asked of every
+    /// EAN/UPC read a look keeps, in the region's pixels (a pass's image may have lost the
+    /// lines that tell). A line or two fit for a read of one code; a read that runs square to
+    /// the bars (the upright pass's) is not asked.
+    static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+        symbols.filter { !$0.symbology.isEANFamily || !JoinedHalves.joinsTwoCodes($0, in: frame) }
+    }
+}
