@@ -30,7 +30,49 @@ enum JoinedHalves {
             return prefix >= 2 && suffix >= 2 && prefix + suffix >= n - 1 && prefix + suffix <= n + 2
         }
 
+        /// Per line that does not fit all digits but one, the valid code its best-fitting digits
+        /// spell, where they spell one (EAN-13 and UPC-A as 13 digits, EAN-8).
+        var spelled: [String?] = []
+
+        /// Whether the lines show another code in the read's place: two lines or more spell the
+        /// same valid code, not the read, and the best line fits four of an EAN-13's or UPC-A's
+        /// digits or more but not all of them but one. A read
+        /// that mixes one code's digits with bars where two codes overlap fits no line whole,
+        /// and the lines through the code spell it (a tryout: `982739720100` where the lines
+        /// spell `988339720199`); a blurred code's lines spell a valid code seldom, and two alike
+        /// more seldom still.
+        func contradicts(_ text: String) -> Bool {
+            // An EAN-13 or UPC-A whose lines show its place (four of its digits fit on some line:
+            // not a code of the other polarity, whose lines spell one wrong code alike; an EAN-8's
+            // eight digits spell a valid code too often that way), none of them whole.
+            guard lines.first?.count == 12, let most = lines.map(Self.fits).max(), most >= 4, most < 11 else { return false }
+            let own = text.count == 12 ? "0" + text : text
+            var counts: [String: Int] = [:]
+            for case let code? in spelled where code != own { counts[code, default: 0] += 1 }
+            return counts.values.contains { $0 >= 2 }
+        }
+
         static func fits(_ line: [Bool]) -> Int { line.filter { $0 }.count }
+    }
+
+    /// The code a line's best-fitting digit patterns spell (`Layout.slots`' rivals: L then G
+    /// patterns on an EAN-13's left, R on its right; L and R on an EAN-8), where it is a valid
+    /// EAN-13 (its first digit from the left's parities) or EAN-8; nil otherwise (UPC-E).
+    static func spelled(_ best: [Int], layout: EANVerifier.Layout) -> String? {
+        var digits: [Int]
+        switch best.count {
+        case 12:
+            let parity = best.prefix(6).map { $0 >= 10 }
+            guard let first = EANVerifier.Layout.ean13Parity.firstIndex(of: parity) else { return nil }
+            digits = [first] + best.map { $0 % 10 }
+        case 8 where layout.modules == 67:
+            digits = best.map { $0 % 10 }
+        default: return nil
+        }
+        var sum = 0
+        for (i, d) in digits.dropLast().reversed().enumerated() { sum += d * (i % 2 == 0 ? 3 : 1) }
+        guard (10 - sum % 10) % 10 == digits.last! else { return nil }
+        return digits.map(String.init).joined()
     }
 
     /// Whether `s` was read across two codes (false where the image cannot tell).
@@ -88,7 +130,22 @@ enum JoinedHalves {
             let halves = EANVerifier.halfFits(layout, d, near: (place.reversed ? place.far : pad, place.module), shift: 4, step: 0.25,
                                               spread: 0.1)
             seen.lines.append(EANVerifier.misfits(layout, d, halves: halves).map { $0 <= 0 })
-            if whole, Seen.fits(seen.lines.last!) >= layout.slots.count - 1 { break }
+            if Seen.fits(seen.lines.last!) >= layout.slots.count - 1 {
+                if whole { break }
+                continue
+            }
+            // What the line shows in each digit's place: the best-fitting pattern there.
+            var means = [Double](repeating: 0, count: layout.pattern.count)
+            let best = layout.slots.map { slot -> Int in
+                let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
+                var top = (fit: -Double.infinity, index: 0)
+                for (i, rival) in slot.rivals.enumerated() {
+                    let f = EANVerifier.localFit(d, h.start, h.width, slot.offset, rival, in: layout.pattern, buffer: &means)
+                    if f > top.fit { top = (f, i) }
+                }
+                return top.index
+            }
+            seen.spelled.append(Self.spelled(best, layout: layout))
         }
         return seen.lines.isEmpty ? nil : seen
     }
@@ -148,11 +205,17 @@ enum JoinedHalves {
 }
 
 extension DecodePipeline {
-    /// EAN/UPC reads made of two codes' halves (`JoinedHalves`) are dropped: asked of every
+    /// EAN/UPC reads made of two codes' halves, or that the lines through them show to be another
+    /// code (`JoinedHalves`), are dropped: asked of every
     /// EAN/UPC read a look keeps, in the region's pixels (a pass's image may have lost the
     /// lines that tell). A line or two fit for a read of one code; a read that runs square to
     /// the bars (the upright pass's) is not asked.
     static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
-        symbols.filter { !$0.symbology.isEANFamily || !JoinedHalves.joinsTwoCodes($0, in: frame) }
+        symbols.filter { s in
+            guard s.symbology.isEANFamily, let seen = JoinedHalves.seen(s, in: frame, whole: true) else { return true }
+            // Under glare the lines spell what the lifted bars read as (`withoutGlareMisreads`
+            // weighs those reads).
+            return !seen.joined && (!seen.contradicts(s.text) || underGlare(frame, around: s))
+        }
     }
 }

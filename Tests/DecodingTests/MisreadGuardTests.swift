@@ -316,4 +316,37 @@ import Testing
         #expect(BarRun.mostBars(of: Symbol(symbology: .itf, text: "12345678", corners: [])) == BarRun.itfBars(digits: 8))
         #expect(BarRun.mostBars(of: Symbol(symbology: .code128, text: "AB12", corners: [])) == nil)
     }
+
+    /// A read mixing one code's digits with bars where two stacked codes overlap
+    /// (stacked-mixed.png, make-fixtures.sh): 982739720100, whose place's lines fit 8 of its
+    /// digits and spell 988339720199, the lower code. The pipeline no longer answers it.
+    @Test func aReadTheLinesShowToBeAnotherCodeIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-mixed.png"))
+        let codes = ["038642869624", "988339720199"]
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers).decode(frame).map(\.text)
+            #expect(read.allSatisfy { codes.contains($0) }, "\(workers) workers: \(read)")
+        }
+    }
+
+    /// What a line's best patterns spell, and when lines contradict a read.
+    @Test func linesThatSpellAnotherValidCodeContradictTheRead() throws {
+        let layout = try #require(EANVerifier.Layout(Symbol(symbology: .ean13, text: "5901234123457")))
+        // 5901234123457: first digit 5 (LGGLLG), left 901234, right 123457.
+        let best = [9, 10, 11, 2, 3, 14] + [1, 2, 3, 4, 5, 7]
+        #expect(JoinedHalves.spelled(best, layout: layout) == "5901234123457")
+        // A wrong check digit, or parities no first digit has, spell nothing.
+        #expect(JoinedHalves.spelled([9, 10, 11, 2, 3, 14] + [1, 2, 3, 4, 5, 8], layout: layout) == nil)
+        #expect(JoinedHalves.spelled([19, 10, 11, 12, 13, 14] + [1, 2, 3, 4, 5, 7], layout: layout) == nil)
+        let partial = Array(repeating: true, count: 8) + Array(repeating: false, count: 4)
+        var seen = JoinedHalves.Seen(lines: [partial, partial], spelled: ["0988339720199", "0988339720199"])
+        #expect(seen.contradicts("982739720100"))
+        #expect(!seen.contradicts("988339720199"), "the read is what the lines spell")
+        seen.spelled = ["0988339720199", nil]
+        #expect(!seen.contradicts("982739720100"), "one line alone")
+        let whole = JoinedHalves.Seen(lines: [Array(repeating: true, count: 12), partial], spelled: [nil, "0988339720199"])
+        #expect(!whole.contradicts("982739720100"), "a line shows the read whole")
+        let dark = JoinedHalves.Seen(lines: [Array(repeating: false, count: 12)] + [partial.map { _ in false }], spelled: ["0988339720199", "0988339720199"])
+        #expect(!dark.contradicts("982739720100"), "the lines show nothing of the read (the other polarity)")
+    }
 }

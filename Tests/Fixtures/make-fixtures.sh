@@ -275,3 +275,7 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # on, zxing with one of its other thresholds reads a row through their bars as the Codabar C573A
 # (BarRun.mostBars):
 # python3 -c 'from PIL import Image; Image.open("/tmp/stacked/stacked-161.png").convert("L").crop((200, 300, 620, 680)).save("stacked-codabar.png")'
+# stacked-mixed.png: bench/make-stacked-labels.py OUT 320 5858, image 0007.png as it is: a UPC-A
+# of 038642869624 with one of 988339720199 overprinted 17 px over it, turned 98°; the pipeline
+# answered 982739720100 (four digits from where the codes overlap), whose place's lines spell
+# 988339720199 (JoinedHalves.Seen.contradicts).
