@@ -59,7 +59,7 @@ enum JoinedHalves {
     /// patterns on an EAN-13's left, R on its right; L and R on an EAN-8), where it is a valid
     /// EAN-13 (its first digit from the left's parities) or EAN-8; nil otherwise (UPC-E).
     static func spelled(_ best: [Int], layout: EANVerifier.Layout) -> String? {
-        var digits: [Int]
+        let digits: [Int]
         switch best.count {
         case 12:
             let parity = best.prefix(6).map { $0 >= 10 }
@@ -69,10 +69,8 @@ enum JoinedHalves {
             digits = best.map { $0 % 10 }
         default: return nil
         }
-        var sum = 0
-        for (i, d) in digits.dropLast().reversed().enumerated() { sum += d * (i % 2 == 0 ? 3 : 1) }
-        guard (10 - sum % 10) % 10 == digits.last! else { return nil }
-        return digits.map(String.init).joined()
+        let text = digits.map(String.init).joined()
+        return UPC.hasValidCheckDigit(text) ? text : nil
     }
 
     /// Whether `s` was read across two codes (false where the image cannot tell).
