@@ -229,14 +229,16 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// (`withoutGlareMisreads`: a pass's image may no longer show the glare). A read from a
     /// part of the region (a crop, a tile) is also checked there for a quiet zone past each end
     /// of a UPC-E or EAN-8 (`withoutPartsOfLongerEAN`): the part may end where the longer code
-    /// goes on. A whole image of the region was checked in itself (`kept`), with its own
-    /// polarity: an inverted code's quiet zone is dark in the region.
+    /// goes on, and an ITF, Code 39 or Codabar read there for the bars that run on past it
+    /// (`whole`: a crop of two crossed EAN/UPC codes read as the ITF 122544, whose bars along
+    /// its axis in the region are 30). A whole image of the region was checked in itself
+    /// (`kept`), with its own polarity: an inverted code's quiet zone is dark in the region.
     func weighSoFar(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts,
                     region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
-        let whole = t.isPart(of: region) ? Self.withoutPartsOfLongerEAN(found, in: region) : found
-        return Self.withoutJoinedHalves(withoutGlareMisreads(whole, in: region), in: region)
+        let inRegion = t.isPart(of: region) ? whole(Self.withoutPartsOfLongerEAN(found, in: region), in: region) : found
+        return Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

@@ -10,33 +10,75 @@ import ScanHardware
 /// 3024153619817). Every straight line square to the bars between the read line's ends crosses
 /// the whole code when the read is one code's: its digits fit together on such a line. A
 /// joined read's first digits fit on lines through one code and its last on lines through the
-/// other, never all together.
+/// other, never all together. A read square to the bars (the upright pass's) has no such lines
+/// between its ends: lines a few modules each side of it show where two codes' overlapping
+/// bars end and each code goes on alone.
 enum JoinedHalves {
     /// Which of a read's digits (in the order of its pattern) fit their place, on each line
-    /// square to the bars between the read's ends.
+    /// square to the bars through the read's place (`JoinedHalves.seen`).
     struct Seen: Equatable {
         var lines: [[Bool]]
+        /// Whether the read ran square to the bars: its lines lie each side of it, not between
+        /// its ends.
+        var square = false
 
         /// Whether the read is two codes': no line fits all its digits but one, while one line
         /// fits its first digits (two or more) and another its last (two or more), together all
         /// of them but one (where the codes' bars overlap, fitting neither), and at most three
         /// twice (digits the codes share by chance). Windows that slide along the lines (bars
-        /// fanning out in a steep perspective) overlap by more.
+        /// fanning out in a steep perspective) overlap by more. Or, where blur or print spread
+        /// cost a digit within each half, the same with one miss allowed in each line's half
+        /// (`side`), the two lines different, overlapping as the first form's may, and no line
+        /// fitting all digits but three: the only form asked of a read square to the bars, whose
+        /// lines each side of it may all lose the same digits to a blur (a prefix from one such
+        /// line and a suffix from another are one code's).
         var joined: Bool {
             guard let n = lines.first?.count, n >= 6 else { return false }
             if lines.contains(where: { Self.fits($0) >= n - 1 }) { return false }
             let prefix = lines.map { $0.firstIndex(of: false) ?? n }.max() ?? 0
             let suffix = lines.map { line in line.lastIndex(of: false).map { n - 1 - $0 } ?? n }.max() ?? 0
-            return prefix >= 2 && suffix >= 2 && prefix + suffix >= n - 1 && prefix + suffix <= n + 2
+            if !square && prefix >= 2 && suffix >= 2 && prefix + suffix >= n - 1 && prefix + suffix <= n + 2 { return true }
+            // Blur or print spread can cost a digit within each code's half: one line fits the
+            // first digits but one and few past them, another the last digits but one and few
+            // before them. Not where a line fits all digits but three: one code's, read through a
+            // blur or a perspective whose bars fan out across the lines (make-retail-layouts.py
+            // 60 8181, lowres-0039: its lines lose the first digits on one side, the last on the
+            // other).
+            guard lines.allSatisfy({ Self.fits($0) <= n - 4 }) else { return false }
+            let sides = lines.map { Self.side($0) }
+            for (i, left) in sides.enumerated() where left.prefix >= 3 {
+                for (j, right) in sides.enumerated() where j != i && right.suffix >= 3 {
+                    let both = left.prefix + right.suffix
+                    if both >= n - 1 && both <= n + 2 { return true }
+                }
+            }
+            return false
+        }
+
+        /// A line's first digits that fit but one (ending on a fit, three fits at least) where
+        /// it fits at most a third of the digits past them, and likewise its last digits; 0
+        /// where the line fits more on the other side (one code's line, not a half's).
+        static func side(_ line: [Bool]) -> (prefix: Int, suffix: Int) {
+            func run(_ digits: [Bool]) -> Int {
+                var misses = 0, length = 0
+                for (i, fit) in digits.enumerated() {
+                    if fit { length = i + 1 } else { misses += 1; if misses > 1 { break } }
+                }
+                let rest = digits[length...]
+                guard digits[..<length].filter({ $0 }).count >= 3 else { return 0 }
+                return rest.filter { $0 }.count * 3 <= rest.count ? length : 0
+            }
+            return (run(line), run(line.reversed()))
         }
 
         /// Per line that does not fit all digits but one, the valid code its best-fitting digits
         /// spell, where they spell one (EAN-13 and UPC-A as 13 digits, EAN-8).
         var spelled: [String?] = []
 
-        /// Whether the lines show another code in the read's place: two lines or more spell the
-        /// same valid code, not the read, and the best line fits four of an EAN-13's or UPC-A's
-        /// digits or more but not all of them but one. A read
+        /// Whether the lines show another code in the read's place: two lines or more (and most
+        /// of them, for a read square to the bars) spell the same valid code, not the read, and
+        /// the best line fits four of an EAN-13's or UPC-A's digits or more but not all of them
+        /// but one. A read
         /// that mixes one code's digits with bars where two codes overlap fits no line whole,
         /// and the lines through the code spell it (a tryout: `982739720100` where the lines
         /// spell `988339720199`); a blurred code's lines spell a valid code seldom, and two alike
@@ -49,7 +91,9 @@ enum JoinedHalves {
             let own = text.count == 12 ? "0" + text : text
             var counts: [String: Int] = [:]
             for case let code? in spelled where code != own { counts[code, default: 0] += 1 }
-            return counts.values.contains { $0 >= 2 }
+            // Each side of a read square to the bars, most lines: a real code's lines that run
+            // into a neighbour there (a label pasted beside it, in perspective) spell it on a few.
+            return counts.values.contains { $0 >= 2 && (!square || 2 * $0 > spelled.count) }
         }
 
         static func fits(_ line: [Bool]) -> Int { line.filter { $0 }.count }
@@ -73,16 +117,19 @@ enum JoinedHalves {
         return UPC.hasValidCheckDigit(text) ? text : nil
     }
 
+    /// How far each side of a read square to the bars its lines go, in modules.
+    static let squareBand = 10.0
+
     /// Whether `s` was read across two codes (false where the image cannot tell).
     static func joinsTwoCodes(_ s: Symbol, in frame: GrayFrame) -> Bool {
         seen(s, in: frame, whole: true)?.joined == true
     }
 
     /// The digits' fits along lines square to the bars between the read's ends (at most 7
-    /// lines, two pixels apart or more); nil for codes that are not EAN/UPC, reads that run
-    /// square to the bars (every such line is the read's own), or where the bars show no
-    /// direction. `whole`: the middle and the two outermost lines first, and none after a line
-    /// that fits all digits but one (the verdict is then known).
+    /// lines, two pixels apart or more), or for a read that runs square to the bars, up to
+    /// `squareBand` modules each side of it; nil for codes that are not EAN/UPC or where the
+    /// bars show no direction. `whole`: the middle and the two outermost lines first, and none
+    /// after a line that fits all digits but one (the verdict is then known).
     static func seen(_ s: Symbol, in frame: GrayFrame, whole: Bool = false) -> Seen? {
         guard let layout = EANVerifier.Layout(s), let (p, q) = readLine(s) else { return nil }
         let rect = DecodePipeline.area(around: s, in: frame, sides: 4)
@@ -98,12 +145,15 @@ enum JoinedHalves {
         let shares = [1.0] + (s.addOn == nil ? [] : [modules / AddOnReader.Geometry.span(modules, addOn: s.addOn)])
         let places = shares.compactMap { share -> Place? in
             let length = (n.x * rx + n.y * ry) * share, drift = (b.x * rx + b.y * ry) * share
-            guard length / modules >= 0.8, abs(drift) >= 2 else { return nil }
+            guard length / modules >= 0.8 else { return nil }
             return Place(layout, frame, centre: (p.x + rx * share / 2, p.y + ry * share / 2), length: length, drift: drift, n: n, b: b)
         }
         guard let place = places.max(by: { $0.score < $1.score }) else { return nil }
         let (origin, pad, count) = (place.origin, place.pad, place.count)
-        let half = abs(place.drift) / 2, step = max(2, 2 * half / 6)
+        // A read square to the bars (the upright pass's): lines a few modules each side of it,
+        // where a read out of two codes' overlapping bars leaves the overlap for each code alone.
+        let square = abs(place.drift) < 2
+        let half = square ? squareBand * place.module : abs(place.drift) / 2, step = max(2, 2 * half / 6)
         var offsets = Array(stride(from: -half, through: half, by: step))
         if whole, offsets.count > 2 {
             // The middle line first (one code's read fits there), then the outermost (through
@@ -112,7 +162,7 @@ enum JoinedHalves {
             offsets = [offsets[middle], offsets.first!, offsets.last!] + offsets.indices.filter { ![0, middle, offsets.count - 1].contains($0) }.map { offsets[$0] }
         }
         let inFrame = { (x: Double, y: Double) in x >= 0 && y >= 0 && x <= Double(frame.width - 1) && y <= Double(frame.height - 1) }
-        var seen = Seen(lines: [])
+        var seen = Seen(lines: [], square: square)
         for t in offsets {
             // A line that leaves the frame within the code's span sees the frame's edge.
             let first = (x: origin.x + t * b.x + pad * n.x, y: origin.y + t * b.y + pad * n.y)
@@ -206,8 +256,7 @@ extension DecodePipeline {
     /// EAN/UPC reads made of two codes' halves, or that the lines through them show to be another
     /// code (`JoinedHalves`), are dropped: asked of every
     /// EAN/UPC read a look keeps, in the region's pixels (a pass's image may have lost the
-    /// lines that tell). A line or two fit for a read of one code; a read that runs square to
-    /// the bars (the upright pass's) is not asked.
+    /// lines that tell). A line or two fit for a read of one code.
     static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
         symbols.filter { s in
             guard s.symbology.isEANFamily, let seen = JoinedHalves.seen(s, in: frame, whole: true) else { return true }

@@ -295,6 +295,58 @@ import Testing
         // Nothing fits (a blurred code): the lines cannot tell.
         #expect(!seen(["............", "............"]).joined)
         #expect(!seen(["1111111111..", "............"]).joined)
+        // A digit in each half lost to print spread (make-stacked-labels.py seed 9393): still
+        // one line's first digits and another's last.
+        #expect(seen(["......111.11", "111111.1...."]).joined)
+        // Two such lines that overlap by three: a code in perspective whose lines fan out
+        // (make-retail-layouts.py 60 8181, lowres-0039), and make-stacked-labels.py seed 9393's
+        // 0261, which is let through so.
+        #expect(!seen(["1.....1.1111", "111.11111..."]).joined)
+        #expect(!seen([".1111....11.", "..111.111111"]).joined)
+        // Lines of a perspective code that fan out: one line loses the first digits, another the
+        // last, and a third fits all but three (lowres-0039).
+        #expect(!seen([".1111.......", ".1111.11111.", "...11.111111"]).joined)
+        #expect(seen([".1111.......", "...11.111111"]).joined, "without the third")
+        // A blurred code's lines each fit digits on both sides: one code.
+        #expect(!seen(["11.1111.1111", "1111.111.111"]).joined)
+        // A half's line that fits much of the other half too is no half's line.
+        #expect(!seen(["111111.1.1.1", "......111.11"]).joined)
+        #expect(JoinedHalves.Seen.side(Array("111.11111...").map { $0 == "1" }) == (9, 0))
+    }
+
+    /// Two codes' halves read as one, a digit of each half misfit on the lines (print spread):
+    /// make-stacked-labels.py OUT 320 9393, image 0010.png as it is (stacked-halves-misfit.png, a
+    /// UPC-A of 722672519764 with 245904126856 overprinted over it, turned about 45°): the
+    /// pipeline answered 245904519764, the other code's left half and this one's right.
+    @Test func aJoinedReadWithADigitMisfitInEachHalfIsDropped() throws {
+        let misread = Symbol(symbology: .upcA, text: "245904519764",
+                             corners: [PixelPoint(x: 247, y: 144), PixelPoint(x: 12, y: 144), PixelPoint(x: 11, y: 145), PixelPoint(x: 246, y: 145)])
+        let seen = try Self.expectDropped(misread, in: "stacked-halves-misfit.png", codes: ["722672519764", "245904126856"])
+        #expect(seen.joined, "\(seen.lines)")
+    }
+
+    /// `misread`, placed as the pipeline placed it in the fixture, is dropped, and the pipeline
+    /// answers `codes` or nothing there on one thread and on two; the lines' verdict on it.
+    static func expectDropped(_ misread: Symbol, in fixture: String, codes: [String]) throws -> JoinedHalves.Seen {
+        let frame = try ImageFile.load(Fixture.path(fixture))
+        #expect(DecodePipeline.withoutJoinedHalves([misread], in: frame).isEmpty)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers, stopsAtFirstCode: false).decode(frame).map(\.text)
+            #expect(read.allSatisfy { codes.contains($0) }, "\(workers) workers: \(read)")
+        }
+        return try #require(JoinedHalves.seen(misread, in: frame))
+    }
+
+    /// A read square to the bars (the `rotate` pass's, placed along the code's axis) out of two
+    /// codes whose bars overlap: make-addon-stacks.py --gap -14 (seed 1), stack070 as it is
+    /// (stacked-square-joined.png: an ISBN 9780306406157+52495 with an EAN-13 4006381333931+47
+    /// whose bars lie over the ISBN's digits, turned 330°); add-ons ignored, the pipeline
+    /// answered UPC-A 706366406141. Lines a few modules each side of such a read show it.
+    @Test func aReadSquareToTheBarsOfTwoOverlappingCodesIsDropped() throws {
+        let misread = Symbol(symbology: .upcA, text: "706366406141",
+                             corners: [PixelPoint(x: 120, y: 61), PixelPoint(x: 225, y: 143), PixelPoint(x: 210, y: 169), PixelPoint(x: 104, y: 88)])
+        let seen = try Self.expectDropped(misread, in: "stacked-square-joined.png", codes: ["9780306406157", "4006381333931"])
+        #expect(seen.square && seen.contradicts(misread.text), "\(seen.lines) \(seen.spelled)")
     }
 
     /// A row across two EAN/UPC codes' bars that zxing with one of its other thresholds reads as
@@ -348,5 +400,43 @@ import Testing
         #expect(!whole.contradicts("982739720100"), "a line shows the read whole")
         let dark = JoinedHalves.Seen(lines: [Array(repeating: false, count: 12)] + [partial.map { _ in false }], spelled: ["0988339720199", "0988339720199"])
         #expect(!dark.contradicts("982739720100"), "the lines show nothing of the read (the other polarity)")
+        // Each side of a read square to the bars, most lines must spell it.
+        var few = JoinedHalves.Seen(lines: Array(repeating: partial, count: 6), square: true,
+                                    spelled: [nil, nil, "0474807730918", nil, "0474807730918", nil])
+        #expect(!few.contradicts("074807984955"), "two lines of six: a neighbour the outer lines run into")
+        few.square = false
+        #expect(few.contradicts("074807984955"), "between a slanted read's ends, two lines do")
+        let most = JoinedHalves.Seen(lines: Array(repeating: partial, count: 7), square: true,
+                                     spelled: ["0988339720199", nil, "0988339720199", nil, "0988339720199", "0988339720199", nil])
+        #expect(most.contradicts("982739720100"), "four lines of seven")
+    }
+
+    /// A real code's read square to its bars whose lines, a few modules each side, run into the
+    /// label it is pasted over, in perspective: make-stacked-labels.py OUT 320 9393, image
+    /// 0037.png as it is (stacked-pasted-perspective.png: a UPC-A of 074807984955 pasted over an
+    /// EAN-13 of 7784067454756). Two of the six lines spell another valid code; the read stays.
+    @Test func aRealReadWhoseOuterLinesRunIntoItsNeighbourStays() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-pasted-perspective.png"))
+        let read = Symbol(symbology: .upcA, text: "074807984955",
+                          corners: [PixelPoint(x: 239, y: 121), PixelPoint(x: 147, y: 33), PixelPoint(x: 156, y: 22), PixelPoint(x: 249, y: 111)])
+        let seen = try #require(JoinedHalves.seen(read, in: frame))
+        #expect(!seen.joined && !seen.contradicts(read.text), "\(seen.lines) \(seen.spelled)")
+        #expect(DecodePipeline(workers: 1).decode(frame).map(\.text) == ["074807984955"])
+    }
+
+    /// Two codes overprinted at a slant (stacked-crossed-itf.png: make-stacked-labels.py OUT 320
+    /// 5858, image 0064.png as it is, a UPC-A of 534670070785 over an EAN-13 of 3959714943806): a
+    /// crop of the `enhancedRegions` pass read a column through both as the ITF 122544, whose bars
+    /// along its axis the crop cut. In the whole region they are 30, past the 19 its six digits
+    /// have: a part, dropped there.
+    @Test func aTwoWidthReadFromACropIsCheckedInTheWholeRegion() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-crossed-itf.png"))
+        let part = Symbol(symbology: .itf, text: "122544", corners: [PixelPoint(x: 125, y: 250), PixelPoint(x: 125, y: 102)])
+        #expect(DecodePipeline().whole([part], in: frame).isEmpty)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers).decode(frame)
+            #expect(!read.contains { $0.symbology == .itf }, "\(workers) workers: \(read.map(\.text))")
+            #expect(read.allSatisfy { ["534670070785", "3959714943806"].contains($0.text) })
+        }
     }
 }

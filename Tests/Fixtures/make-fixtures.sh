@@ -279,3 +279,18 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # of 038642869624 with one of 988339720199 overprinted 17 px over it, turned 98°; the pipeline
 # answered 982739720100 (four digits from where the codes overlap), whose place's lines spell
 # 988339720199 (JoinedHalves.Seen.contradicts).
+# stacked-halves-misfit.png: bench/make-stacked-labels.py OUT 320 9393, image 0010.png as it is:
+# a UPC-A of 722672519764 with one of 245904126856 overprinted over it, turned about 45°; the
+# pipeline answered 245904519764 (the other code's left half and this one's right), each half
+# with a digit misfit on the lines (JoinedHalves.Seen.joined, its tolerant form).
+# stacked-square-joined.png: bench/make-addon-stacks.py OUT --gap -14 (seed 1), stack070 as it
+# is: an ISBN 9780306406157+52495 with an EAN-13 4006381333931+47 whose bars lie over the ISBN's
+# digits, turned 330°; with add-ons ignored the `rotate` pass read UPC-A 706366406141 square to
+# the bars, where every line a few modules each side spells the ISBN (JoinedHalves.squareBand).
+# stacked-pasted-perspective.png: bench/make-stacked-labels.py OUT 320 9393, image 0037.png as it
+# is: a UPC-A of 074807984955 pasted over an EAN-13 of 7784067454756, sheared and in perspective;
+# its real read's outer lines run into the EAN-13 (Seen.contradicts needs most lines).
+# stacked-crossed-itf.png: bench/make-stacked-labels.py OUT 320 5858, image 0064.png as it is: a
+# UPC-A of 534670070785 overprinted over an EAN-13 of 3959714943806 at a slant; a crop of the
+# enhancedRegions pass read a column through both as the ITF 122544 (a two-width read from a
+# part of the region is checked for its bars in the whole region).
