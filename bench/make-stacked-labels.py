@@ -17,6 +17,7 @@ TEXT+ADDON, and `difficulty` says how the lower code lies (overprinted or pasted
 the module."""
 import json, os, random, subprocess, sys, tempfile
 import numpy as np
+import imagewarp
 from PIL import Image, ImageFilter, ImageDraw
 
 if len(sys.argv) != 4:
@@ -57,16 +58,7 @@ def render(kind, full, addon, scale, height, text):
 
 
 def perspective(im):
-    w, h = im.size
-    j = lambda: rnd.uniform(-0.12, 0.12)
-    src = [(0, 0), (w, 0), (w, h), (0, h)]
-    dst = [(w * j(), h * j()), (w * (1 + j()), h * j()), (w * (1 + j()), h * (1 + j())), (w * j(), h * (1 + j()))]
-    A, B = [], []
-    for (x, y), (u, v) in zip(dst, src):
-        A += [[x, y, 1, 0, 0, 0, -u * x, -u * y], [0, 0, 0, x, y, 1, -v * x, -v * y]]
-        B += [u, v]
-    coef = np.linalg.solve(np.array(A, float), np.array(B, float))
-    return im.transform((w, h), Image.PERSPECTIVE, tuple(coef), Image.BICUBIC, fillcolor=255)
+    return imagewarp.perspective(im, lambda: rnd.uniform(-0.12, 0.12), 255)
 
 
 def clutter(w, h):
