@@ -23,7 +23,8 @@ import Glibc
 /// Bounded under a flood of commands: at most `commandRate` commands a second are run
 /// (`commandBurst` at once); one over the rate is answered `ERR <COMMAND>: busy` and not run. Replies wait
 /// for the results: one is published only when no result waits for the broker, and while
-/// `repliesInFlight` replies are unacknowledged the next ones are held, `repliesHeld` at most;
+/// `repliesInFlight` replies are unacknowledged (for `replyAcknowledgedWithin` at most each) the
+/// next ones are held, `repliesHeld` at most;
 /// a reply that finds no room is dropped. Both are counted (`counts`: `commandsRefused`,
 /// `repliesDropped`).
 // Unchecked: `client` (a var: its callbacks reach self through a WeakRelay) is set once in init, never after.
@@ -51,6 +52,11 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     /// those or behind results, at most.
     public static let repliesInFlight = 8
     public static let repliesHeld = 64
+    /// A reply the broker has not acknowledged in this long no longer holds a place in flight:
+    /// under a flood of commands an acknowledgement went missing now and then, and once eight
+    /// had, every reply after was dropped while the link stayed up (a QoS 1 reply is libmosquitto's
+    /// to resend; it is not lost by this).
+    public static let replyAcknowledgedWithin = Duration.seconds(5)
 
     private struct State {
         var connected = false
@@ -65,7 +71,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         var refusalLogged: Duration?
         /// Replies waiting for their turn, and the ids of those published and not acknowledged.
         var heldReplies: [[UInt8]] = []
-        var repliesInFlight = Set<Int32>()
+        /// Each reply in flight: its message id and when it was published.
+        var repliesInFlight: [Int32: ContinuousClock.Instant] = [:]
         var repliesDropped = 0
         var onConnection: (@Sendable (MQTTClient.Connection) -> Void)?
         var onCounts: (@Sendable () -> Void)?
@@ -186,7 +193,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private func acknowledged(_ mid: Int32) {
         let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
-            if s.repliesInFlight.remove(mid) != nil { return nil }
+            if s.repliesInFlight.removeValue(forKey: mid) != nil { return nil }
             return s.window.acknowledge(token: mid)
         } }
         if let seq { outbox.done(seq) }
@@ -290,11 +297,15 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     /// published or not yet acknowledged), and fewer than `repliesInFlight` are unacknowledged.
     private func publishReplies() {
         publishing.withLock { _ in
-            while state.withLock({ $0.connected && !$0.heldReplies.isEmpty && $0.repliesInFlight.count < Self.repliesInFlight }),
+            while state.withLock({ s in
+                let now = ContinuousClock.now
+                s.repliesInFlight = s.repliesInFlight.filter { now - $0.value < Self.replyAcknowledgedWithin }
+                return s.connected && !s.heldReplies.isEmpty && s.repliesInFlight.count < Self.repliesInFlight
+            }),
                   outbox.pending.isEmpty {
                 let next = state.withLock { $0.heldReplies.removeFirst() }
                 switch client.publish("\(prefix)/cmd/reply", next, qos: 1) {
-                case .success(let mid): state.withLock { _ = $0.repliesInFlight.insert(mid) }
+                case .success(let mid): state.withLock { $0.repliesInFlight[mid] = ContinuousClock.now }
                 case .failure: state.withLock { $0.repliesDropped += 1 }; countsChanged()
                 }
             }
