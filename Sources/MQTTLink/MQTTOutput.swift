@@ -298,8 +298,11 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private func publishReplies() {
         publishing.withLock { _ in
             while state.withLock({ s in
-                let now = ContinuousClock.now
-                s.repliesInFlight = s.repliesInFlight.filter { now - $0.value < Self.replyAcknowledgedWithin }
+                // Only a full window is looked through (no copy of it per reply under a flood).
+                if s.repliesInFlight.count >= Self.repliesInFlight {
+                    let now = ContinuousClock.now
+                    for (mid, sent) in s.repliesInFlight where now - sent >= Self.replyAcknowledgedWithin { s.repliesInFlight[mid] = nil }
+                }
                 return s.connected && !s.heldReplies.isEmpty && s.repliesInFlight.count < Self.repliesInFlight
             }),
                   outbox.pending.isEmpty {
