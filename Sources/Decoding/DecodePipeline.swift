@@ -167,7 +167,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = Self.withoutJoinedHalves(withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region)
+        let found = Self.withoutJoinedHalves(withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region, doubts)
         if othersSkipped && found.isEmpty {
             // The other engines have not looked at the region: the deep look starts with them.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
@@ -238,7 +238,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
         let inRegion = t.isPart(of: region) ? whole(Self.withoutPartsOfLongerEAN(found, in: region), in: region) : found
-        return Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region)
+        return Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region, doubts)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

@@ -231,16 +231,18 @@ enum EANVerifier {
     static func localFit(_ d: Profile, _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool],
                          in pattern: [Bool], buffer m: inout [Double]) -> Double {
         let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
-        let context = [at(offset - 2), at(offset - 1)] + p + [at(offset + 7), at(offset + 8)]
-        let ideal = context.map { $0 ? 1.0 : 0.0 }
+        // The nine modules from the one before the digit to the one after it, as bits (called
+        // for every rival of every digit on every line: no arrays).
+        var ideal: UInt16 = (at(offset - 1) ? 1 : 0) | (at(offset + 7) ? 1 << 8 : 0)
+        for (k, bar) in p.prefix(7).enumerated() where bar { ideal |= 1 << (k + 1) }
         var best = -Double.infinity
         for shift in stride(from: -0.5, through: 0.5, by: 0.25) {
-            for scale in [0.95, 1.0, 1.05] {
-                let w = width * scale
+            for i in 0..<3 {
+                let w = width * (i == 0 ? 0.95 : i == 1 ? 1.0 : 1.05)
                 let a = start + (Double(offset) + shift) * width + (width - w) * 3.5 - w
                 guard moduleMeans(d, start: a, width: w, count: 9, into: &m) else { continue }
                 var e = 0.0
-                for k in 0..<9 { let x = m[k] - ideal[k + 1]; e += x * x }
+                for k in 0..<9 { let x = m[k] - Double((ideal >> k) & 1); e += x * x }
                 best = max(best, -e)
             }
         }

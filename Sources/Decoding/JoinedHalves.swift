@@ -131,25 +131,7 @@ enum JoinedHalves {
     /// bars show no direction. `whole`: the middle and the two outermost lines first, and none
     /// after a line that fits all digits but one (the verdict is then known).
     static func seen(_ s: Symbol, in frame: GrayFrame, whole: Bool = false) -> Seen? {
-        guard let layout = EANVerifier.Layout(s), let (p, q) = readLine(s) else { return nil }
-        let rect = DecodePipeline.area(around: s, in: frame, sides: 4)
-        guard rect.width > 16, rect.height > 16, let theta = ImagePass.barAngle(frame.cropped(to: rect)) else { return nil }
-        let rx = q.x - p.x, ry = q.y - p.y
-        var n = (x: cos(theta), y: sin(theta))
-        if n.x * rx + n.y * ry < 0 { n = (-n.x, -n.y) }
-        let b = (x: -n.y, y: n.x)
-        // The main code's share of the read: zxing places a code read with its add-on over both,
-        // a read whose add-on came from another look is placed over the code alone. The share
-        // whose pattern fits the read line better.
-        let modules = Double(layout.modules)
-        let shares = [1.0] + (s.addOn == nil ? [] : [modules / AddOnReader.Geometry.span(modules, addOn: s.addOn)])
-        let places = shares.compactMap { share -> Place? in
-            let length = (n.x * rx + n.y * ry) * share, drift = (b.x * rx + b.y * ry) * share
-            guard length / modules >= 0.8 else { return nil }
-            return Place(layout, frame, centre: (p.x + rx * share / 2, p.y + ry * share / 2), length: length, drift: drift, n: n, b: b)
-        }
-        guard let place = places.max(by: { $0.score < $1.score }) else { return nil }
-        let (origin, pad, count) = (place.origin, place.pad, place.count)
+        guard let (layout, place, n, b) = placed(s, in: frame) else { return nil }
         // A read square to the bars (the upright pass's): lines a few modules each side of it,
         // where a read out of two codes' overlapping bars leaves the overlap for each code alone.
         let square = abs(place.drift) < 2
@@ -161,23 +143,10 @@ enum JoinedHalves {
             let middle = offsets.count / 2
             offsets = [offsets[middle], offsets.first!, offsets.last!] + offsets.indices.filter { ![0, middle, offsets.count - 1].contains($0) }.map { offsets[$0] }
         }
-        let inFrame = { (x: Double, y: Double) in x >= 0 && y >= 0 && x <= Double(frame.width - 1) && y <= Double(frame.height - 1) }
         var seen = Seen(lines: [], square: square)
         for t in offsets {
-            // A line that leaves the frame within the code's span sees the frame's edge.
-            let first = (x: origin.x + t * b.x + pad * n.x, y: origin.y + t * b.y + pad * n.y)
-            guard inFrame(first.x, first.y), inFrame(first.x + place.length * n.x, first.y + place.length * n.y) else { continue }
-            // Each line the mean of three rows a pixel apart.
-            let rows = AddOnReader.Rows.sampled(frame, from: (origin.x + t * b.x, origin.y + t * b.y), along: n, step: 1, count: count,
-                                                bars: b, rows: 1)
-            let profile = (0..<count).map { i in (rows[0][i] + rows[1][i] + rows[2][i]) / 3 }
-            guard let darkness = Self.darkness(profile, pad: pad, module: place.module) else { continue }
-            let d = EANVerifier.Profile(place.reversed ? Array(darkness.reversed()) : darkness)
-            // Each half fitted on its own, near the read's place: two codes whose guards a read
-            // joins stand in line.
-            let halves = EANVerifier.halfFits(layout, d, near: (place.reversed ? place.far : pad, place.module), shift: 4, step: 0.25,
-                                              spread: 0.1)
-            seen.lines.append(EANVerifier.misfits(layout, d, halves: halves).map { $0 <= 0 })
+            guard case .sampled(let d, let halves, let misfits) = line(t, layout, place, n, b, in: frame) else { continue }
+            seen.lines.append(misfits.map { $0 <= 0 })
             if Seen.fits(seen.lines.last!) >= layout.slots.count - 1 {
                 if whole { break }
                 continue
@@ -196,6 +165,63 @@ enum JoinedHalves {
             seen.spelled.append(Self.spelled(best, layout: layout))
         }
         return seen.lines.isEmpty ? nil : seen
+    }
+
+    /// The read's layout and place, with the unit vectors square to its bars (`n`, the way the
+    /// read ran) and along them (`b`); nil for codes that are not EAN/UPC or where the bars
+    /// show no direction.
+    static func placed(_ s: Symbol, in frame: GrayFrame)
+        -> (layout: EANVerifier.Layout, place: Place, n: (x: Double, y: Double), b: (x: Double, y: Double))? {
+        guard let layout = EANVerifier.Layout(s), let (p, q) = readLine(s) else { return nil }
+        let rect = DecodePipeline.area(around: s, in: frame, sides: 4)
+        guard rect.width > 16, rect.height > 16, let theta = ImagePass.barAngle(frame.cropped(to: rect)) else { return nil }
+        let rx = q.x - p.x, ry = q.y - p.y
+        var n = (x: cos(theta), y: sin(theta))
+        if n.x * rx + n.y * ry < 0 { n = (-n.x, -n.y) }
+        let b = (x: -n.y, y: n.x)
+        // The main code's share of the read: zxing places a code read with its add-on over both,
+        // a read whose add-on came from another look is placed over the code alone. The share
+        // whose pattern fits the read line better.
+        let modules = Double(layout.modules)
+        let shares = [1.0] + (s.addOn == nil ? [] : [modules / AddOnReader.Geometry.span(modules, addOn: s.addOn)])
+        let places = shares.compactMap { share -> Place? in
+            let length = (n.x * rx + n.y * ry) * share, drift = (b.x * rx + b.y * ry) * share
+            guard length / modules >= 0.8 else { return nil }
+            return Place(layout, frame, centre: (p.x + rx * share / 2, p.y + ry * share / 2), length: length, drift: drift, n: n, b: b)
+        }
+        guard let place = places.max(by: { $0.score < $1.score }) else { return nil }
+        return (layout, place, n, b)
+    }
+
+    /// What a line square to the bars shows of a read (`line`).
+    enum Line {
+        /// It leaves the frame within the code's span (it would see the frame's edge).
+        case outside
+        /// Too little contrast to fit digits.
+        case flat
+        /// Its darkness (the read's way), each half fitted on its own near the read's place (two
+        /// codes whose guards a read joins stand in line) and how far each digit misfits its
+        /// place (`EANVerifier.misfits`: it fits at 0 or below).
+        case sampled(EANVerifier.Profile, halves: [(start: Double, width: Double, score: Double)], misfits: [Double])
+    }
+
+    /// The line square to the bars `t` pixels along them from the read's middle, the mean of
+    /// three rows a pixel apart; its halves fitted within 4 modules of the read's place, or
+    /// within `near.reach` of `near.start` (a line beside it that fitted).
+    static func line(_ t: Double, _ layout: EANVerifier.Layout, _ place: Place, _ n: (x: Double, y: Double), _ b: (x: Double, y: Double),
+                     in frame: GrayFrame, near: (start: Double, reach: Double)? = nil) -> Line {
+        let inFrame = { (x: Double, y: Double) in x >= 0 && y >= 0 && x <= Double(frame.width - 1) && y <= Double(frame.height - 1) }
+        let (origin, pad, count) = (place.origin, place.pad, place.count)
+        let first = (x: origin.x + t * b.x + pad * n.x, y: origin.y + t * b.y + pad * n.y)
+        guard inFrame(first.x, first.y), inFrame(first.x + place.length * n.x, first.y + place.length * n.y) else { return .outside }
+        let rows = AddOnReader.Rows.sampled(frame, from: (origin.x + t * b.x, origin.y + t * b.y), along: n, step: 1, count: count,
+                                            bars: b, rows: 1)
+        let profile = (0..<count).map { i in (rows[0][i] + rows[1][i] + rows[2][i]) / 3 }
+        guard let darkness = darkness(profile, pad: pad, module: place.module) else { return .flat }
+        let d = EANVerifier.Profile(place.reversed ? Array(darkness.reversed()) : darkness)
+        let halves = EANVerifier.halfFits(layout, d, near: (near?.start ?? (place.reversed ? place.far : pad), place.module),
+                                          shift: near?.reach ?? 4, step: 0.25, spread: 0.1)
+        return .sampled(d, halves: halves, misfits: EANVerifier.misfits(layout, d, halves: halves))
     }
 
     /// Where the main code of a read lies, square to its bars: its middle, length and drift
@@ -254,15 +280,103 @@ enum JoinedHalves {
 
 extension DecodePipeline {
     /// EAN/UPC reads made of two codes' halves, or that the lines through them show to be another
-    /// code (`JoinedHalves`), are dropped: asked of every
+    /// code, or read across a label torn over another (`JoinedHalves`), are dropped: asked of every
     /// EAN/UPC read a look keeps, in the region's pixels (a pass's image may have lost the
     /// lines that tell). A line or two fit for a read of one code.
-    static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame) -> [Symbol] {
+    static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame, _ doubts: Doubts? = nil) -> [Symbol] {
         symbols.filter { s in
             guard s.symbology.isEANFamily, let seen = JoinedHalves.seen(s, in: frame, whole: true) else { return true }
             // Under glare the lines spell what the lifted bars read as (`withoutGlareMisreads`
             // weighs those reads).
-            return !seen.joined && (!seen.contradicts(s.text) || underGlare(frame, around: s))
+            guard !seen.joined && (!seen.contradicts(s.text) || underGlare(frame, around: s)) else { return false }
+            // Under glare the lifted bars misfit a digit on every line too (the glare check
+            // weighs those reads). Each pass weighs the frame's reads so far: a code's lines are
+            // walked once.
+            guard !underGlare(frame, around: s) else { return true }
+            let key = "\(s.symbology.rawValue) \(s.text) \(s.addOn ?? "")"
+            if let torn = doubts?.torn[key] { return !torn }
+            let torn = JoinedHalves.tornInLine(s, in: frame)
+            doubts?.torn[key] = torn
+            return !torn
         }
+    }
+}
+
+extension JoinedHalves {
+    /// A read across a label torn over another printed in line with it: the upper label's left
+    /// part (or right) beside the lower one's right (or left) shows one code's layout, and the
+    /// digits can make a valid code that neither label holds (a tryout of stop 59:
+    /// `make-retail-layouts.py` `tornjoin`, 20 of 300 images so answered; zxing-cpp 3.1 alone
+    /// answers 12). Most lines through the two fit the read's digits but the one at the tear,
+    /// or all of them, so the lines between the read's ends cannot tell (`Seen`). Lines along
+    /// the whole bars can: the digit at the tear stands where two codes' bars meet, fits on none
+    /// of them and misfits far on many, where a code's own digit misfits a little at most (a
+    /// print spread that favours a rival pattern). The first and last digits are not asked: what
+    /// lies past the guards (a price label over the quiet zone) misfits them on every line; nor
+    /// is a read under glare, which can misfit a digit on every line (`withoutJoinedHalves`).
+    struct Ends {
+        /// How far each digit misfits its place (in the order of the read's pattern,
+        /// `EANVerifier.misfits`) on lines square to the bars that fit all digits but one, at
+        /// `t` pixels along them from the read's middle.
+        var lines: [(t: Double, misfit: [Double])]
+
+        /// Whether an inner digit misfits on every line and far (`tearMisfit`) on two in five or
+        /// more, of six lines or more. Glare or a stroke across a code's bars misfits a digit
+        /// far where it lies and less and less away from it: the digit fits on the lines past it.
+        var torn: Bool {
+            guard let digits = lines.first?.misfit.count, digits >= 8, lines.count >= 6 else { return false }
+            return (1..<(digits - 1)).contains { digit in
+                let misfits = lines.map { $0.misfit[digit] }.sorted()
+                return misfits[0] > 0 && misfits[misfits.count * 3 / 5] > Self.tearMisfit
+            }
+        }
+
+        /// How far a digit at a tear misfits on most lines (a tryout's torn labels: 0.6-2.1; a
+        /// code's own digit that a print spread misfits: 0.5 at most on the sets, zxing-cpp's
+        /// ean13-1/15.png its last by 0.3-0.5).
+        static let tearMisfit = 0.6
+    }
+
+    /// Whether `s` was read across a label torn over another in line (`Ends`); false for codes
+    /// that are not EAN/UPC or where the bars show no direction.
+    static func tornInLine(_ s: Symbol, in frame: GrayFrame) -> Bool {
+        ends(s, in: frame)?.torn == true
+    }
+
+    /// How far the digits misfit on lines square to the bars through the read's middle that fit
+    /// all digits but one, every 3 modules each way until two lines in a row do not (past the
+    /// code's body) or a line leaves the frame, at most 1.5 code lengths, or until every inner
+    /// digit has fit on one; each line's halves fitted near the last one's. Nil for UPC-E: six
+    /// digits are too few to tell.
+    static func ends(_ s: Symbol, in frame: GrayFrame) -> Ends? {
+        guard let (layout, place, n, b) = placed(s, in: frame) else { return nil }
+        let digits = layout.slots.count
+        guard digits >= 8 else { return nil }
+        let step = max(2, 3 * place.module), reach = 1.5 * place.length
+        var ends = Ends(lines: [])
+        // Once every inner digit has fit on a line the read is no torn one's (`Ends.torn`): a
+        // code's read usually fits whole on its first line.
+        var unfit = Set(1..<(digits - 1))
+        for direction in [-1.0, 1.0] where !unfit.isEmpty {
+            var (t, misses) = (direction < 0 ? 0 : step, 0)
+            var near: (start: Double, reach: Double)? = nil
+            while abs(t) <= reach, misses < 2 {
+                let sampled = line(t, layout, place, n, b, in: frame, near: near)
+                if case .outside = sampled { break }
+                if case .sampled(_, let halves, let misfits) = sampled, misfits.filter({ $0 <= 0 }).count >= digits - 1 {
+                    ends.lines.append((t, misfits))
+                    unfit = unfit.filter { misfits[$0] > 0 }
+                    if unfit.isEmpty { break }
+                    near = (halves.map(\.start).reduce(0, +) / Double(halves.count), 1.5)
+                    misses = 0
+                } else {
+                    near = nil
+                    misses += 1
+                }
+                t += direction * step
+            }
+        }
+        ends.lines.sort { $0.t < $1.t }
+        return ends
     }
 }

@@ -328,13 +328,18 @@ import Testing
     /// `misread`, placed as the pipeline placed it in the fixture, is dropped, and the pipeline
     /// answers `codes` or nothing there on one thread and on two; the lines' verdict on it.
     static func expectDropped(_ misread: Symbol, in fixture: String, codes: [String]) throws -> JoinedHalves.Seen {
+        try #require(JoinedHalves.seen(misread, in: expectGone(misread, in: fixture, codes: codes)))
+    }
+
+    /// The fixture, once `misread` is dropped there and the pipeline answers `codes` or nothing.
+    static func expectGone(_ misread: Symbol, in fixture: String, codes: [String]) throws -> GrayFrame {
         let frame = try ImageFile.load(Fixture.path(fixture))
         #expect(DecodePipeline.withoutJoinedHalves([misread], in: frame).isEmpty)
         for workers in [1, 2] {
             let read = DecodePipeline(workers: workers, stopsAtFirstCode: false).decode(frame).map(\.text)
             #expect(read.allSatisfy { codes.contains($0) }, "\(workers) workers: \(read)")
         }
-        return try #require(JoinedHalves.seen(misread, in: frame))
+        return frame
     }
 
     /// A read square to the bars (the `rotate` pass's, placed along the code's axis) out of two
@@ -438,5 +443,60 @@ import Testing
             #expect(!read.contains { $0.symbology == .itf }, "\(workers) workers: \(read.map(\.text))")
             #expect(read.allSatisfy { ["534670070785", "3959714943806"].contains($0.text) })
         }
+    }
+
+    /// A label torn over another in line (torn-tear.jpg, make-fixtures.sh: make-retail-layouts.py
+    /// seed 6060, tornjoin-0019): the pipeline answered 4601109692651, the upper EAN-13's first
+    /// digits and the lower one's last, valid and neither code. Every line between the read's
+    /// ends fits all its digits but one; along the bars its ninth digit, where the two codes'
+    /// bars meet, fits on no line and misfits far on half of them.
+    @Test func aReadAcrossALabelTornOverAnotherIsDropped() throws {
+        let misread = Symbol(symbology: .ean13, text: "4601109692651",
+                             corners: [PixelPoint(x: 150, y: 408), PixelPoint(x: 150, y: 126), PixelPoint(x: 139, y: 125), PixelPoint(x: 139, y: 407)])
+        let ends = try Self.expectTorn(misread, in: "torn-tear.jpg", codes: ["4601109693085", "2531682267651"])
+        #expect(ends.lines.count >= 6, "\(ends.lines.map(\.misfit))")
+    }
+
+    /// The lower label read where it shows whole beside the one torn over it (torn-under-read.jpg,
+    /// seed 9292, tornjoin-0030): the lines through the upper label fit its right part alone.
+    /// The read stays.
+    @Test func aCodeReadBesideALabelTornOverItStays() throws {
+        let frame = try ImageFile.load(Fixture.path("torn-under-read.jpg"))
+        let read = Symbol(symbology: .upcA, text: "246453755610",
+                          corners: [PixelPoint(x: 123, y: 80), PixelPoint(x: 383, y: 80), PixelPoint(x: 382, y: 86), PixelPoint(x: 121, y: 86)])
+        let ends = try #require(JoinedHalves.ends(read, in: frame))
+        #expect(!ends.torn, "\(ends.lines.map(\.misfit))")
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == ["246453755610"], "\(workers) workers")
+        }
+    }
+
+    /// `misread`, placed as the pipeline placed it in the fixture, is dropped as torn, and the
+    /// pipeline answers `codes` or nothing there on one thread and on two; the lines' verdict.
+    static func expectTorn(_ misread: Symbol, in fixture: String, codes: [String]) throws -> JoinedHalves.Ends {
+        let ends = try #require(JoinedHalves.ends(misread, in: expectGone(misread, in: fixture, codes: codes)))
+        #expect(ends.torn)
+        return ends
+    }
+
+    /// The torn rule on the lines along the bars that fit all digits but one: `#` a digit that
+    /// fits, `x` one that misfits far, `~` a little.
+    @Test func theTornRuleNeedsAnInnerDigitThatMisfitsOnMostLinesAndFarOnMany() {
+        func ends(_ rows: [String]) -> JoinedHalves.Ends {
+            let misfit: [Character: Double] = ["#": -0.5, "x": 1.0, "~": 0.4]
+            return JoinedHalves.Ends(lines: rows.enumerated().map { (3 * Double($0.offset), $0.element.map { misfit[$0]! }) })
+        }
+        let tear = [String](repeating: "######x#####", count: 8)
+        #expect(ends(tear).torn)
+        #expect(ends(tear.enumerated().map { $0.offset < 4 ? "######~#####" : $0.element }).torn, "far on half the lines")
+        #expect(!ends(tear.enumerated().map { $0.offset < 5 ? "######~#####" : $0.element }).torn, "far on three lines of eight")
+        // Glare or a stroke across the bars: far where it lies, less away from it, and it fits
+        // past it.
+        #expect(!ends(["######x#####", "######x#####", "######x#####", "######x#####", "######~#####", "######~#####",
+                       "######~#####", "############"]).torn, "fits on a line")
+        #expect(!ends([String](repeating: "######~#####", count: 8)).torn, "a code's own digit a print spread misfits")
+        #expect(!ends(Array(tear.prefix(5))).torn, "too few lines to tell")
+        #expect(!ends([String](repeating: "###########x", count: 8)).torn, "the last digit: what lies past the guard")
+        #expect(!ends([String](repeating: "x#####", count: 8)).torn, "a UPC-E's six digits")
     }
 }

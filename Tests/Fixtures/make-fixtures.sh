@@ -294,3 +294,11 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # UPC-A of 534670070785 overprinted over an EAN-13 of 3959714943806 at a slant; a crop of the
 # enhancedRegions pass read a column through both as the ITF 122544 (a two-width read from a
 # part of the region is checked for its bars in the whole region).
+# torn-tear.jpg, torn-under-read.jpg: bench/make-retail-layouts.py OUT 100 SEED tornjoin (a label
+# torn over another in line). torn-tear.jpg: seed 6060, tornjoin-0019.jpg as it is, the EAN-13
+# 4601109693085's left part over the EAN-13 2531682267651, read as 4601109692651, its ninth digit
+# where the two codes' bars meet (JoinedHalves.Ends). torn-under-read.jpg: seed 9292, image
+# 0030, saved as gray JPEG, quality 88:
+# python3 -c 'from PIL import Image; Image.open("OUT/tornjoin-0030.png").convert("L").save("torn-under-read.jpg", quality=88)'
+# the UPC-A 246453755610 read where it shows whole beside the label torn over it, its right part
+# alone on the lines through that label (it stays).
