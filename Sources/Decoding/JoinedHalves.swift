@@ -286,14 +286,13 @@ extension DecodePipeline {
     static func withoutJoinedHalves(_ symbols: [Symbol], in frame: GrayFrame, _ doubts: Doubts? = nil) -> [Symbol] {
         symbols.filter { s in
             guard s.symbology.isEANFamily, let seen = JoinedHalves.seen(s, in: frame, whole: true) else { return true }
-            // Under glare the lines spell what the lifted bars read as (`withoutGlareMisreads`
-            // weighs those reads).
-            guard !seen.joined && (!seen.contradicts(s.text) || underGlare(frame, around: s)) else { return false }
-            // Under glare the lifted bars misfit a digit on every line too (the glare check
-            // weighs those reads). Each pass weighs the frame's reads so far: a code's lines are
-            // walked once.
-            guard !underGlare(frame, around: s) else { return true }
-            let key = "\(s.symbology.rawValue) \(s.text) \(s.addOn ?? "")"
+            guard !seen.joined else { return false }
+            // Under glare the lines spell what the lifted bars read as, and misfit a digit on
+            // every line (`withoutGlareMisreads` weighs those reads).
+            if underGlare(frame, around: s) { return true }
+            guard !seen.contradicts(s.text) else { return false }
+            // Each pass weighs the frame's reads so far: a code's lines are walked once.
+            let key = Doubts.Read(symbology: s.symbology, text: s.text, addOn: s.addOn)
             if let torn = doubts?.torn[key] { return !torn }
             let torn = JoinedHalves.tornInLine(s, in: frame)
             doubts?.torn[key] = torn
@@ -376,7 +375,6 @@ extension JoinedHalves {
                 t += direction * step
             }
         }
-        ends.lines.sort { $0.t < $1.t }
         return ends
     }
 }

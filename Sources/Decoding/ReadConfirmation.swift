@@ -295,9 +295,14 @@ extension DecodePipeline {
         /// The confirmed reads of codes without a check character in the frame's images so far
         /// (`whole`: a shorter read that one holds is a part of it).
         var checked: [Symbol] = []
-        /// Whether an EAN/UPC read (by symbology, text and add-on) was read across a torn label
-        /// (`JoinedHalves.tornInLine`), as its lines showed when it was first weighed.
-        var torn: [String: Bool] = [:]
+        /// Whether an EAN/UPC read was read across a torn label (`JoinedHalves.tornInLine`), as
+        /// its lines showed when it was first weighed.
+        var torn: [Read: Bool] = [:]
+
+        /// A read by what it says, wherever a pass placed it.
+        struct Read: Hashable {
+            let symbology: Symbology, text: String, addOn: String?
+        }
     }
 
     /// One image of a deep pass: the pass's place in the pass list, the image's in the pass's.
