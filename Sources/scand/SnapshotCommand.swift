@@ -161,6 +161,7 @@ enum UnixHTTP {
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue } // a send timeout is set: no restart after a signal
             guard n > 0 else { throw Failure(message: "control socket \(path): write: \(ErrnoName.describe(errno))") }
             sent += n
         }

@@ -45,6 +45,10 @@ enum ControlSocket {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // With a receive timeout set, recv is never restarted after a signal: it fails with
+            // EINTR whenever another test starts a process (glibc signals every thread). That
+            // is not the end of the answer.
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             data += buffer[0..<n]
             if let end = SetupPageTests.headEnd(data) {

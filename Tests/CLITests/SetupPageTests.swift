@@ -169,6 +169,7 @@ import Glibc
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue } // a signal, not the end (see `ControlSocket.request`)
             if n <= 0 { break }
             data += buffer[0..<n]
             if let end = headEnd(data) {

@@ -41,7 +41,11 @@ import Testing
         /// Reads what waits in the socket (until nothing comes for 50 ms).
         func drain() {
             var buffer = [UInt8](repeating: 0, count: 1024)
-            while buffer.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n > 0 || (n < 0 && errno == EINTR) { continue } // EINTR: a signal, not silence
+                break
+            }
         }
 
         /// Whether a ping arrives within `seconds` (returns at the first).

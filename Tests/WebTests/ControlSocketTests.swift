@@ -35,6 +35,9 @@ import Glibc
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            // A receive timeout makes recv end at any signal (another test's child process
+            // started or ended): not the end of the answer.
+            if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             out += buffer[0..<n]
         }
