@@ -292,7 +292,7 @@ extension DecodePipeline {
             if underGlare(frame, around: s) { return true }
             guard !seen.contradicts(s.text) else { return false }
             // Each pass weighs the frame's reads so far: a code's lines are walked once.
-            let key = Doubts.Read(symbology: s.symbology, text: s.text, addOn: s.addOn)
+            let key = Doubts.Read(s)
             if let torn = doubts?.torn[key] { return !torn }
             let torn = JoinedHalves.tornInLine(s, in: frame)
             doubts?.torn[key] = torn

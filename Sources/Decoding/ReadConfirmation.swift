@@ -299,9 +299,11 @@ extension DecodePipeline {
         /// its lines showed when it was first weighed.
         var torn: [Read: Bool] = [:]
 
-        /// A read by what it says, wherever a pass placed it.
+        /// A read by what it says, wherever a pass placed it: the code and its add-on (which
+        /// decides the span the read is placed over).
         struct Read: Hashable {
-            let symbology: Symbology, text: String, addOn: String?
+            let code: CodeIdentity, addOn: String?
+            init(_ s: Symbol) { code = CodeIdentity(s); addOn = s.addOn }
         }
     }
 

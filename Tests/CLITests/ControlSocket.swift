@@ -41,6 +41,13 @@ enum ControlSocket {
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let out = Array(request.utf8) + body
         _ = out.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard let answer = readAnswer(fd) else { throw NoAnswer() }
+        return answer
+    }
+
+    /// Reads an HTTP answer from `fd` to its end (the peer closes, or Content-Length bytes came);
+    /// nil when no whole head came before the end or the socket's receive timeout.
+    static func readAnswer(_ fd: Int32) -> Answer? {
         var data: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -57,7 +64,7 @@ enum ControlSocket {
                     .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }), data.count - end - 4 >= length { break }
             }
         }
-        guard let end = SetupPageTests.headEnd(data) else { throw NoAnswer() }
+        guard let end = SetupPageTests.headEnd(data) else { return nil }
         let head = String(decoding: data[..<end], as: UTF8.self)
         return Answer(status: Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0, head: head, body: Array(data[(end + 4)...]))
     }

@@ -156,7 +156,7 @@ import Glibc
         return fd
     }
 
-    struct Answer { var status: Int; var head: String; var body: [UInt8]; var text: String { String(decoding: body, as: UTF8.self) } }
+    typealias Answer = ControlSocket.Answer
 
     /// Sends `request` as is and reads the answer to the end (the server closes or sends
     /// Content-Length bytes).
@@ -165,23 +165,8 @@ import Glibc
         defer { close(fd) }
         let bytes = Array(request.utf8) + body
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue } // a signal, not the end (see `ControlSocket.request`)
-            if n <= 0 { break }
-            data += buffer[0..<n]
-            if let end = headEnd(data) {
-                let head = String(decoding: data[..<end], as: UTF8.self)
-                if let length = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") })
-                    .flatMap({ Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }), data.count - end - 4 >= length { break }
-            }
-        }
-        guard let end = headEnd(data) else { throw POSIXError(.EPROTO) }
-        let head = String(decoding: data[..<end], as: UTF8.self)
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        return Answer(status: status, head: head, body: Array(data[(end + 4)...]))
+        guard let answer = ControlSocket.readAnswer(fd) else { throw POSIXError(.EPROTO) }
+        return answer
     }
 
     static func headEnd(_ data: [UInt8]) -> Int? {
