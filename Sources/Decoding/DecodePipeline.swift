@@ -268,9 +268,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
     /// The codes `lookers`' reads (`lists`) of a pass's image give, confirmed, whole and within
     /// the rules, in region coordinates.
     func weigh(_ lists: [[Symbol]], by lookers: [any BarcodeDecoder], in t: TransformedFrame, _ doubts: Doubts, region: GrayFrame) -> [Symbol] {
-        let found = kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1, ruled: false)
+        let read = kept(lists, by: lookers, in: t.frame, doubts, enlarged: t.unrotate == nil ? 1 / t.scale : 1, ruled: false)
             .filter { !t.eanMustFit || !$0.symbology.isEANFamily || (!Self.isThin($0) && EANVerifier.verify($0, in: t.frame) == .fits) }
-            .map { t.mapBack($0) }
+        // A read from a deconvolved image is also checked for two codes in that image
+        // (`withoutJoinedHalves`), where its bars are as sharp as the engine saw them: in the
+        // blurred region the lines fit too little of either code to tell (two labels overprinted
+        // out of focus, deconvolved for 1.5 px, read as a UPC-A of neither; its lines there spell
+        // the EAN-13 really under it).
+        let found = (t.deconvolved ? Self.withoutJoinedHalves(read, in: t.frame) : read).map { t.mapBack($0) }
         // A turned image loses the region's corners and a crop or a tile ends where it ends: an
         // add-on beside a code read there may lie outside it (a tryout: EAN-13+5 turned 20-45°
         // and read from the `rotate` pass went out without its add-on), and is looked for in

@@ -80,7 +80,13 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // own blur where it is larger (`MadeImages.fittedLensBlur`). (Deconvolving only the
             // dense regions' crops read half as many.)
             let blurs = Self.lensBlurs + (made?.fittedLensBlur.map { [$0] } ?? [])
-            return blurs.map { sigma in { [TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)] } }
+            return blurs.map { sigma in
+                {
+                    var t = TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)
+                    t.deconvolved = true
+                    return [t]
+                }
+            }
         case .resampled:
             // The frame enlarged 2.5 times (to at most 6 megapixels) with bicubic interpolation
             // (`cubic`), as it is and sharpened first (`sharpen`): each module edge lands at

@@ -14,6 +14,9 @@ public struct TransformedFrame {
     /// Whether an EAN/UPC read from this image counts only when its bars fit the image
     /// (`EANVerifier`), even when both engines read it (`ImagePass.resampled`).
     var eanMustFit = false
+    /// Whether the image was deconvolved (`ImagePass.deblurred`): an EAN/UPC read from it is
+    /// also checked for two codes in it (`DecodePipeline.weigh`).
+    var deconvolved = false
 
     /// Whether the image shows only a part of `region` (a crop, a tile), whose edges may cut
     /// a code that goes on past them. A turned image shows the whole region.

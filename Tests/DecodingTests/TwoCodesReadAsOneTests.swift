@@ -123,6 +123,31 @@ import Testing
         #expect(BarRun.mostBars(of: Symbol(symbology: .code128, text: "AB12", corners: [])) == nil)
     }
 
+    /// Two labels overprinted, out of focus (stacked-deconvolved.png, make-fixtures.sh): only the
+    /// `deblurred` pass read anything, a UPC-A 438043946922 of neither code. In the blurred
+    /// region its lines fit too little of either code to tell; in the deconvolved image the
+    /// engine read, they spell the EAN-13 really under it. A real blurred UPC-A that only that
+    /// pass reads (blurred-upca-deconvolved.png) stays read.
+    @Test func aDeconvolvedReadIsCheckedInTheImageItWasReadFrom() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-deconvolved.png"))
+        let misread = Symbol(symbology: .upcA, text: "438043946922",
+                             corners: [PixelPoint(x: 99, y: 223), PixelPoint(x: 99, y: 32), PixelPoint(x: 35, y: 38), PixelPoint(x: 35, y: 228)])
+        #expect(DecodePipeline.withoutJoinedHalves([misread], in: frame) == [misread], "the region alone cannot tell")
+        let sharp = ImagePass.deblurred(frame, sigma: 1.5)
+        #expect(JoinedHalves.seen(misread, in: sharp, whole: true)?.contradicts(misread.text) == true)
+        #expect(DecodePipeline.withoutJoinedHalves([misread], in: sharp).isEmpty)
+        let codes = ["2431844946922", "321253068198"]
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers).decode(frame).map(\.text)
+            #expect(read.allSatisfy { codes.contains($0) }, "\(workers) workers: \(read)")
+        }
+        let blurred = try ImageFile.load(Fixture.path("blurred-upca-deconvolved.png"))
+        #expect(DecodePipeline().firstLook(blurred, viewport: .full).symbols.isEmpty, "read by the deep passes")
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(blurred).map(\.text) == ["181497000879"], "\(workers) workers")
+        }
+    }
+
     /// A read mixing one code's digits with bars where two stacked codes overlap
     /// (stacked-mixed.png, make-fixtures.sh): 982739720100, whose place's lines fit 8 of its
     /// digits and spell 988339720199, the lower code. The pipeline no longer answers it.

@@ -283,6 +283,14 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # a UPC-A of 722672519764 with one of 245904126856 overprinted over it, turned about 45°; the
 # pipeline answered 245904519764 (the other code's left half and this one's right), each half
 # with a digit misfit on the lines (JoinedHalves.Seen.joined, its tolerant form).
+# stacked-deconvolved.png: bench/make-stacked-labels.py OUT 320 9393, image 0035.png as it is
+# (made on Debian 12 with zint 2.11.1, Pillow 9.4.0, numpy 1.24.2): an EAN-13 of 2431844946922
+# with a UPC-A of 321253068198 overprinted over it, 2 px modules, out of focus; only the
+# `deblurred` pass read anything, a UPC-A 438043946922 of neither code, whose lines in the
+# deconvolved image spell the EAN-13 (in the blurred region they fit too little to tell).
+# blurred-upca-deconvolved.png: zxing-cpp's upca-2/10.png (via ../shared/corpus/zxing-cpp, Apache
+# License 2.0), a real blurred UPC-A that only the `deblurred` pass reads:
+# cp ../../../shared/corpus/zxing-cpp/upca-2/10.png blurred-upca-deconvolved.png
 # stacked-square-joined.png: bench/make-addon-stacks.py OUT --gap -14 (seed 1), stack070 as it
 # is: an ISBN 9780306406157+52495 with an EAN-13 4006381333931+47 whose bars lie over the ISBN's
 # digits, turned 330°; with add-ons ignored the `rotate` pass read UPC-A 706366406141 square to
