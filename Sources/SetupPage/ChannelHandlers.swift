@@ -28,8 +28,35 @@ final class Connections: Sendable {
 
     func leave(_ channel: Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 
-    func closeAll() {
-        for channel in open.withLock({ Array($0.values) }) { channel.close(promise: nil) }
+    /// The streams being written (preview, events), by number, until each ends.
+    private let pumps = Locked<(next: Int, running: [Int: Task<Void, Never>])>((0, [:]))
+
+    /// Writes `source` to `channel` on a task of its own (`RequestHandler.pump`), which
+    /// `closeAll` waits for.
+    func stream(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
+        pumps.withLock { p in
+            let id = p.next
+            p.next += 1
+            let task = Task { [pumps] in
+                await RequestHandler.pump(source, to: channel)
+                _ = pumps.withLock { $0.running.removeValue(forKey: id) }
+            }
+            p.running[id] = task
+            return task
+        }
+    }
+
+    /// Closes every connection and waits until they are closed and their streams have ended:
+    /// after it the event loops may shut down (a stream still writing then logged "Cannot
+    /// schedule tasks on an EventLoop that has already shut down" at a clean stop).
+    func closeAll() async {
+        let channels = open.withLock { Array($0.values) }
+        for channel in channels { channel.close(promise: nil) }
+        for channel in channels { try? await channel.closeFuture.get() }
+        for task in pumps.withLock({ Array($0.running.values) }) {
+            task.cancel()
+            await task.value
+        }
     }
 }
 
@@ -149,7 +176,11 @@ enum GuardEvent {
 
 /// The bytes of a connection before the HTTP parser: `RequestHeadLimits` on every byte, the
 /// request deadline (5 s from a request's first byte, or from accept) and the idle deadline
-/// (30 s between requests; none while a response is being written).
+/// (30 s between requests; none while a response is being written). Pipelined requests go to
+/// the parser `maxPipelined` at a time, and the connection is read no further while that many
+/// wait for their answers to leave or the answers wait for the client: a client that sends
+/// requests and never reads the answers is left to the kernel's buffers (before: one such
+/// connection grew the daemon by 1 GB in 10 s).
 final class RequestGuard: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -159,6 +190,12 @@ final class RequestGuard: ChannelDuplexHandler {
     private var limits = RequestHeadLimits()
     private let closing: () -> Void
     private var held: ByteBuffer?
+    /// Bytes read and not looked at yet: they follow `maxPipelined` unanswered requests.
+    private var waiting: ByteBuffer?
+    /// A read the channel asked for and was not given (`read(context:)`).
+    private var readHeld = false
+    /// Requests given to the parser whose answers have not left, at most.
+    static let maxPipelined = 4
     /// Requests released whole and not answered yet.
     private var outstanding = 0
     private var discarding = false
@@ -174,6 +211,7 @@ final class RequestGuard: ChannelDuplexHandler {
         if !discarding { closing() }
         discarding = true
         held = nil
+        waiting = nil
         cancelTimer()
     }
 
@@ -191,9 +229,18 @@ final class RequestGuard: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !discarding else { return }
         var buffer = unwrapInboundIn(data)
+        if waiting == nil { waiting = buffer } else { waiting!.writeBuffer(&buffer) }
+        take(context)
+    }
+
+    /// Looks at the waiting bytes up to the request that makes `maxPipelined` unanswered.
+    private func take(_ context: ChannelHandlerContext) {
+        guard !discarding, var buffer = waiting, outstanding < Self.maxPipelined else { return }
+        waiting = nil
         let wasMid = limits.isMidRequest
-        var releaseEnd = 0, completed = 0
+        var releaseEnd = 0, completed = 0, looked = buffer.readableBytes
         var refusal: RequestHeadLimits.Refusal?
+        let room = Self.maxPipelined - outstanding
         buffer.withUnsafeReadableBytes { bytes in
             for i in 0..<bytes.count {
                 switch limits.consume(bytes[i]) {
@@ -201,6 +248,7 @@ final class RequestGuard: ChannelDuplexHandler {
                 case .release(let done):
                     releaseEnd = i + 1
                     if done { completed += 1 }
+                    if completed == room { looked = i + 1; return }
                 case .refuse(let r):
                     refusal = r
                     return
@@ -212,6 +260,10 @@ final class RequestGuard: ChannelDuplexHandler {
             return
         }
         outstanding += completed
+        if looked < buffer.readableBytes {
+            waiting = buffer.getSlice(at: buffer.readerIndex + looked, length: buffer.readableBytes - looked)
+            buffer.moveWriterIndex(to: buffer.readerIndex + looked)
+        }
         let total = buffer.readableBytes
         var out: ByteBuffer?
         if releaseEnd > 0 {
@@ -242,9 +294,33 @@ final class RequestGuard: ChannelDuplexHandler {
             discard()
         case .answered:
             outstanding = max(0, outstanding - 1)
-            if outstanding == 0 && !limits.isMidRequest && !discarding { arm(context, idle: true) }
+            if outstanding == 0 && !limits.isMidRequest && !discarding && waiting == nil { arm(context, idle: true) }
+            take(context)
+            readOn(context)
         }
         promise?.succeed()
+    }
+
+    /// The channel's reads, held while `maxPipelined` requests wait, bytes wait behind them, or
+    /// the answers wait for the client (the channel is not writable).
+    func read(context: ChannelHandlerContext) {
+        guard mayRead(context) else { readHeld = true; return }
+        context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        readOn(context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func mayRead(_ context: ChannelHandlerContext) -> Bool {
+        outstanding < Self.maxPipelined && waiting == nil && context.channel.isWritable
+    }
+
+    private func readOn(_ context: ChannelHandlerContext) {
+        guard readHeld, !discarding, mayRead(context) else { return }
+        readHeld = false
+        context.read()
     }
 
     private func refuse(_ context: ChannelHandlerContext, status: Int, text: String) {
@@ -297,6 +373,7 @@ final class RequestHandler: ChannelInboundHandler {
 
     let server: SetupServer
     let door: SetupServer.Door
+    let connections: Connections
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     /// Answered on its head (refused): the rest of the request is ignored.
@@ -304,9 +381,10 @@ final class RequestHandler: ChannelInboundHandler {
     private var closing = false
     private var pump: Task<Void, Never>?
 
-    init(server: SetupServer, door: SetupServer.Door) {
+    init(server: SetupServer, door: SetupServer.Door, connections: Connections) {
         self.server = server
         self.door = door
+        self.connections = connections
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -420,12 +498,8 @@ final class RequestHandler: ChannelInboundHandler {
             // A stream ends the connection when it ends.
             closing = true
             let channel = context.channel
-            pump = Self.startPump(source, to: channel)
+            pump = connections.stream(source, to: channel)
         }
-    }
-
-    static func startPump(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
-        Task { await pump(source, to: channel) }
     }
 
     /// Writes `source` to `channel`, each piece after the one before has left; ends the response

@@ -182,11 +182,11 @@ public final class SetupServer: Sendable {
                 try? await Task.sleep(nanoseconds: UInt64(wait.nanoseconds))
             }
         } catch {
-            connections.closeAll()
+            await connections.closeAll()
             try? await group.shutdownGracefully()
             throw error
         }
-        connections.closeAll()
+        await connections.closeAll()
         try? await group.shutdownGracefully()
     }
 
@@ -215,7 +215,7 @@ public final class SetupServer: Sendable {
                     try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try sync.addHandler(HTTPResponseEncoder())
                     try sync.addHandler(HTTPServerPipelineHandler())
-                    try sync.addHandler(RequestHandler(server: server, door: door))
+                    try sync.addHandler(RequestHandler(server: server, door: door, connections: connections))
                 } catch { return channel.eventLoop.makeFailedFuture(error) }
                 return channel.eventLoop.makeSucceededVoidFuture()
             }
