@@ -29,7 +29,7 @@ public enum ConfigLoader {
     /// read from the TOML alone: for `scand status` when another key of the file is wrong (the
     /// daemon may well run with the file as it was). Nil when the file is not TOML at all.
     public static func statusPlaces(path: String) -> (controlSocket: String?, statusFile: String?)? {
-        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? TOML.parse(bytes) else { return nil }
+        guard let bytes = try? FileBytes.read(path, limit: 1 << 20), let document = try? ConfigValue.parse(bytes, file: path) else { return nil }
         func value(_ table: String, _ key: String) -> String?? {
             guard case .table(let t)? = document.root[table], let v = t[key] else { return .none }
             guard case .string(let s) = v else { return .some(nil) }

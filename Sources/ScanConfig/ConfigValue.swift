@@ -15,9 +15,12 @@ public indirect enum ConfigValue: Equatable, Sendable {
         }
     }
 
-    /// Parses a config document. Throws `ConfigError` with the line of a syntax error.
+    /// Parses a config document. Throws `ConfigError` with the line of a syntax error. A UTF-8
+    /// byte order mark at the start (Notepad writes one) is skipped: the TOML parser itself
+    /// refuses it, as tomli does.
     static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> TOMLDocument {
-        do { return try TOML.parse(bytes) } catch {
+        let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        do { return try TOML.parse(text) } catch {
             throw ConfigError(file: file, line: error.line, column: error.column, key: nil, message: error.message)
         }
     }

@@ -383,8 +383,15 @@ struct Reader {
         guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             fail("gpio.board", "\"\(name)\" is not a board profile name"); return nil
         }
-        let candidates = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"].map { "\($0)/\(name).toml" }
-        let path = candidates.first { access($0, R_OK) == 0 } ?? candidates[0]
+        let folders = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"]
+        let candidates = folders.map { "\($0)/\(name).toml" }
+        guard candidates.contains(where: { access($0, F_OK) == 0 }) else {
+            let known = Set(folders.flatMap { Self.profileNames(in: $0) }).sorted()
+            fail("gpio.board", "no board profile \(name).toml in \(folders.joined(separator: ", "))"
+                 + (known.isEmpty ? "" : " (profiles there: \(known.joined(separator: ", ")))"))
+            return nil
+        }
+        let path = candidates.first { access($0, R_OK) == 0 } ?? candidates.first { access($0, F_OK) == 0 } ?? candidates[0]
         do {
             let document = try ConfigValue.parse(try ConfigLoader.readFile(path), file: path)
             var sub = Reader(file: path, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)
@@ -400,5 +407,17 @@ struct Reader {
             fail("gpio.board", "board profile \(name): \(error)")
             return nil
         }
+    }
+
+    /// The profile names (`name.toml`) in a folder, none when it cannot be listed.
+    static func profileNames(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir), names.count < 64 {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".toml"), name.count > 5 { names.append(String(name.dropLast(5))) }
+        }
+        return names
     }
 }

@@ -291,7 +291,7 @@ public struct KioskCore: Sendable {
         case .finishStop:
             deadlines = [:]
             stopped = true
-            return lines(player.stop()) + [.log(.notice, "stopped")]
+            return lines(player.stop()) + [.log(.notice, "kiosk stopped")]
         }
     }
 

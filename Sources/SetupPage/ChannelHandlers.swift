@@ -206,7 +206,8 @@ final class RequestHandler: ChannelInboundHandler {
                 answered = true
                 // A body announced and not read: the connection ends after the answer.
                 let bodyLeft = (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
-                write(.error(refusal), for: h, close: bodyLeft || !h.isKeepAlive, context)
+                let reply = SetupServer.Reply.error(refusal)
+                write(reply, for: h, close: bodyLeft || !h.isKeepAlive || reply.endsConnection, context)
             }
         case .body(var part):
             guard head != nil, !answered else { return }

@@ -239,9 +239,16 @@ public final class SetupServer: Sendable {
         }
         static func error(_ error: WebError) -> Reply { text(error.status, WebRules.errorText(error)) }
 
-        /// A 503 (a cap reached, no snapshot) ends its connection: a refused viewer or stream
-        /// client must not keep a connection slot while it retries.
-        var endsConnection: Bool { if case .whole(503, _, _, _) = self { true } else { false } }
+        /// Whether the connection ends after this answer. A 503 (a cap reached, no snapshot): a
+        /// refused viewer or stream client must not keep a connection slot while it retries. A
+        /// request refused as malformed, too large or from a host or origin not let in (400, 403,
+        /// 413, 414, 421, 431): a client out of step or not welcome starts again on a new
+        /// connection, as nginx has it. A 401 (the browser asks for the token and sends it on
+        /// the same connection) and a 404 keep it.
+        var endsConnection: Bool {
+            guard case .whole(let status, _, _, _) = self else { return false }
+            return [400, 403, 413, 414, 421, 431, 503].contains(status)
+        }
     }
 
     enum StreamSource: Sendable {

@@ -96,6 +96,8 @@ struct Run: AsyncParsableCommand {
             logger.critical("stopped by a failure: \(error)")
             throw ExitCode(1)
         }
+        // The last line: every service has ended (the kiosk, then the outputs and MQTT after it).
+        logger.notice("scand stopped")
     }
 }
 

@@ -114,6 +114,10 @@ import Testing
         await daemon.stop()
         #expect(await ChildProcess.exitStatus(daemon.process) == 0)
         #expect((try await broker.retained("scand/k2/status")) == "{\"online\":false}", "a graceful stop says goodbye")
+        // The log ends with the daemon's last line, after the output's goodbye.
+        let lines = daemon.logText.split(separator: "\n")
+        #expect(lines.last?.hasSuffix("scand stopped") == true, "\(lines.suffix(5))")
+        #expect(lines.contains { $0.contains("notice output mqtt mqtt://") && $0.hasSuffix(": disconnected") }, "\(lines.suffix(5))")
         // commands = false: the topic is not even subscribed.
         let deaf = try Daemon(dir: dir, broker: broker, id: "k2b", pressEvery: nil, mqtt: "commands = false")
         let deafSub = try await broker.subscribe("scand/k2b/#", id: "s2b")

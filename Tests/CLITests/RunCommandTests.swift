@@ -90,7 +90,10 @@ import Testing
         let text = log()
         #expect(text.contains("config reload rejected, keeping the running config"))
         #expect(text.contains("scan.alphanumeric: \"later\" is not allowed"))
-        #expect(text.contains("stopped"))
+        // The last line says the daemon has stopped: the kiosk's own line and every output's come before it.
+        let lines = text.split(separator: "\n")
+        #expect(lines.last?.hasSuffix("notice scand stopped") == true, "\(lines.suffix(5))")
+        #expect(lines.contains { $0.hasSuffix("notice kiosk stopped") })
         #expect(statusJSON()?["torch"] as? String == "off")
     }
 

@@ -295,6 +295,41 @@ import Glibc
         #expect(d.process.isRunning && (try? SetupPageTests.get(d.port, "/api/status"))?.status == 200, "\(d.logText.suffix(800))")
     }
 
+    /// A 404 keeps its connection (the next request on it is answered); a request refused as
+    /// malformed or for its Host ends it, as nginx has it: the answer says `Connection: close`
+    /// and the daemon closes.
+    @Test func aRefusedRequestEndsItsConnectionAndA404KeepsIt() async throws {
+        let d = try Daemon()
+        #expect(await d.ready(), "\(d.logText)")
+        guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(fd) }
+        func exchange(_ request: String) async -> (text: String, closed: Bool) {
+            _ = await Self.sendAll(fd, Array(request.utf8), seconds: 2)
+            var got: [UInt8] = []
+            var closed = false
+            _ = await Poll.until(5) {
+                let (bytes, end) = Self.drain(fd)
+                got += bytes
+                closed = end
+                return end || String(decoding: got, as: UTF8.self).contains("\r\n\r\nERR") || String(decoding: got, as: UTF8.self).contains("\"phase\"")
+            }
+            try? await Task.sleep(for: .milliseconds(200))
+            let (rest, end) = Self.drain(fd)
+            return (String(decoding: got + rest, as: UTF8.self), closed || end)
+        }
+        let missing = await exchange("GET /no-such-page HTTP/1.1\r\n\(Self.host(d.port))\r\n")
+        #expect(missing.text.hasPrefix("HTTP/1.1 404") && !missing.closed && !missing.text.lowercased().contains("connection: close"), "\(missing)")
+        let status = await exchange("GET /api/status HTTP/1.1\r\n\(Self.host(d.port))\r\n")
+        #expect(status.text.hasPrefix("HTTP/1.1 200") && !status.closed, "the connection served on after the 404: \(status.text.prefix(200))")
+        let noHost = await exchange("GET /api/status HTTP/1.1\r\n\r\n")
+        #expect(noHost.text.hasPrefix("HTTP/1.1 400") && noHost.text.lowercased().contains("connection: close") && noHost.closed, "\(noHost)")
+        guard let other = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(other) }
+        _ = await Self.sendAll(other, Array("GET / HTTP/1.1\r\nHost: evil.example:\(d.port)\r\n\r\n".utf8), seconds: 2)
+        let foreign = await Self.answer(other, within: 5)
+        #expect(foreign.hasPrefix("HTTP/1.1 421") && foreign.lowercased().contains("connection: close"), "closed after the answer: \(foreign.prefix(300))")
+    }
+
     // MARK: - Item 8: stalled viewers
 
     /// 600 preview viewers that never read: memory stays bounded (8 watch, the rest are

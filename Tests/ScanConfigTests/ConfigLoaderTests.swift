@@ -216,6 +216,23 @@ import Testing
         #expect(e == ["test.toml:3:1: unclosed array: expected ']'"])
     }
 
+    /// Notepad saves UTF-8 with a byte order mark: it is skipped, and an error on the first line
+    /// keeps the column a person counts.
+    @Test func aByteOrderMarkIsSkipped() throws {
+        let c = try parse("\u{FEFF}[scan]\nsession_timeout_ms = 4000\n")
+        #expect(c.kiosk.sessionTimeout == .milliseconds(4000))
+        #expect(errors("\u{FEFF}[scan\n") == ["test.toml:1:6: expected ']' at the end of the table header"])
+        #expect(errors("[scan]\n\u{FEFF}x = 1\n").first?.contains("non-ASCII") == true, "only at the start")
+    }
+
+    /// A board profile that is nowhere: the message names every folder looked in and the
+    /// profiles there.
+    @Test func aMissingBoardProfileNamesWhereItWasLookedFor() {
+        let e = errors("[gpio]\nboard = \"raspberry-pi-9\"\n")
+        #expect(e.count == 1 && e[0].hasPrefix("test.toml:2: gpio.board: no board profile raspberry-pi-9.toml in \(Self.boards), /etc/scand/boards, /usr/share/scand/boards"), "\(e)")
+        #expect(e.first?.contains("raspberry-pi-4, raspberry-pi-5") == true, "\(e)")
+    }
+
     @Test func unknownKeysAndBadPinsAreCaught() {
         let e = errors("[scan]\nviewprt = [0,0,1,1]\n[gpio]\ntorch = { pin = \"GPIO99\" }\n")
         #expect(e.contains { $0.hasPrefix("test.toml:2: scan.viewprt: unknown key") })

@@ -203,7 +203,7 @@ import Testing
         #expect(stop.last == .followUp(.finishStop))
         let finish = core.handle(.finishStop, now: .seconds(1))
         #expect(finish.contains(.setLine(.buzzer, .inactive, pitch: nil)) && finish.contains(.setLine(.statusLED, .inactive, pitch: nil)))
-        #expect(finish.last == .log(.notice, "stopped"))
+        #expect(finish.last == .log(.notice, "kiosk stopped"))
         #expect(core.handle(.kiosk(.buttonPressed), now: .seconds(2)) == [])
         #expect(core.nextDeadline == nil)
     }
