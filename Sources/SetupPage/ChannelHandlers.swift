@@ -28,17 +28,18 @@ final class Connections: Sendable {
 
     func leave(_ channel: Channel) { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) } }
 
-    /// The streams being written (preview, events), by number, until each ends.
+    /// The tasks that may still complete a promise or write on a channel (answers being made,
+    /// streams being written), by number, until each ends.
     private let pumps = Locked<(next: Int, running: [Int: Task<Void, Never>])>((0, [:]))
 
-    /// Writes `source` to `channel` on a task of its own (`RequestHandler.pump`), which
-    /// `closeAll` waits for.
-    func stream(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
+    /// Runs `work` on a task of its own, which `closeAll` waits for.
+    @discardableResult
+    func track(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
         pumps.withLock { p in
             let id = p.next
             p.next += 1
             let task = Task { [pumps] in
-                await RequestHandler.pump(source, to: channel)
+                await work()
                 _ = pumps.withLock { $0.running.removeValue(forKey: id) }
             }
             p.running[id] = task
@@ -46,16 +47,26 @@ final class Connections: Sendable {
         }
     }
 
-    /// Closes every connection and waits until they are closed and their streams have ended:
-    /// after it the event loops may shut down (a stream still writing then logged "Cannot
-    /// schedule tasks on an EventLoop that has already shut down" at a clean stop).
+    /// Writes `source` to `channel` on a task of its own (`RequestHandler.pump`), which
+    /// `closeAll` waits for.
+    func stream(_ source: SetupServer.StreamSource, to channel: Channel) -> Task<Void, Never> {
+        track { await RequestHandler.pump(source, to: channel) }
+    }
+
+    /// Closes every connection and waits until they are closed, their streams have ended and
+    /// the answers being made (a snapshot waiting for its decode) are in: after it the event
+    /// loops may shut down (a stream still writing, or an answer's promise completed, then
+    /// logged "Cannot schedule tasks on an EventLoop that has already shut down" at a clean
+    /// stop).
     func closeAll() async {
         let channels = open.withLock { Array($0.values) }
         for channel in channels { channel.close(promise: nil) }
         for channel in channels { try? await channel.closeFuture.get() }
-        for task in pumps.withLock({ Array($0.running.values) }) {
-            task.cancel()
-            await task.value
+        while case let tasks = pumps.withLock({ Array($0.running.values) }), !tasks.isEmpty {
+            for task in tasks {
+                task.cancel()
+                await task.value
+            }
         }
     }
 }
@@ -221,7 +232,9 @@ final class RequestHandler: ChannelInboundHandler {
             body = []
             let server = self.server
             let promise = context.eventLoop.makePromise(of: SetupServer.Reply.self)
-            promise.completeWithTask { await server.respond(to: request) }
+            // On a task `closeAll` waits for: the promise is completed before the event loops
+            // shut down, however long the answer takes.
+            connections.track { promise.succeed(await server.respond(to: request)) }
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             promise.futureResult.assumeIsolated().whenSuccess { reply in
                 let (handler, context) = bound.value

@@ -68,11 +68,11 @@ import Glibc
         func serialText() -> String { String(decoding: host.readFromHost(), as: UTF8.self) }
     }
 
-    static func config(in dir: URL, serial: String, torch: Bool = true, statusFile: Bool = true, extra: String = "") -> String {
+    static func config(in dir: URL, serial: String, torch: Bool = true, statusFile: Bool = true, images: String? = nil, extra: String = "") -> String {
         """
         hardware = "simulated"
         [camera]
-        images = ["\(image)"]
+        images = ["\(images ?? image)"]
         fps = 15
         [scan]
         viewport = \(viewport)

@@ -20,19 +20,22 @@ import Glibc
         let port: UInt16
 
         /// `maxFiles`: run under `prlimit --nofile` (to meet EMFILE).
-        init(maxFiles: Int? = nil) throws {
+        /// `images`: the camera's images (a file or a folder; default: a Code 128).
+        init(maxFiles: Int? = nil, images: String? = nil, extra: String = "", pressEvery: Double? = nil) throws {
             dir = try Fixture.temporaryFolder("scand-webdoor")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
             log = dir.appendingPathComponent("log.txt")
-            try SetupPageTests.config(in: dir, serial: try Fixture.serialLink(to: host.hostPath, in: dir), extra: """
+            try SetupPageTests.config(in: dir, serial: try Fixture.serialLink(to: host.hostPath, in: dir), images: images, extra: """
                 [web]
                 listen = "127.0.0.1:\(port)"
+                \(extra)
                 """).write(to: dir.appendingPathComponent("scand.toml"), atomically: true, encoding: .utf8)
             FileManager.default.createFile(atPath: log.path, contents: nil)
             let binary = ProcessInfo.processInfo.environment["SCAND_WEB_BINARY"] ?? Run.scand.path
             let command = (maxFiles.map { ["/usr/bin/prlimit", "--nofile=\($0)"] } ?? [])
                 + [binary, "run", "--config", dir.appendingPathComponent("scand.toml").path, "--no-stdin"]
+                + (pressEvery.map { ["--press-every", "\($0)"] } ?? [])
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh"] + command
             var environment = ProcessInfo.processInfo.environment
@@ -454,6 +457,48 @@ import Glibc
     /// "ERROR: Cannot schedule tasks on an EventLoop that has already shut down" in the journal
     /// in 7 of 12 stops, a stream written after the page's event loops ended): the daemon ends
     /// with status 0 and logs no error.
+    /// SIGTERM while snapshots are being made, with an MQTT output (whose goodbye to the broker
+    /// keeps the stop going while the snapshots' decodes end): every answer's promise is
+    /// completed before the event loops shut down (a tryout: "Cannot schedule tasks on an
+    /// EventLoop that has already shut down" once per snapshot in flight, 4 stops in 4).
+    @Test func aStopWhileSnapshotsAreMadeLogsNoError() async throws {
+        let dir = try Fixture.temporaryFolder("scand-webdoor-mqtt")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try await Broker(dir: dir)
+        for round in 1...6 {
+            // The demo's camera (full-HD and 720p frames: a snapshot's decode takes a while).
+            let d = try Daemon(images: Fixture.repo.appendingPathComponent("samples").path + "/", extra: """
+                [output.mqtt]
+                url = "mqtt://127.0.0.1:\(broker.port)"
+                client_id = "webdoor\(round)"
+                """, pressEvery: 1)
+            #expect(await d.ready(), "\(d.logText)")
+            #expect(await Poll.until(10) { d.logText.contains("connected as webdoor\(round)") }, "\(d.logText)")
+            // Reading, as a kiosk in use is, to the full-HD frames (their snapshot takes longest).
+            #expect(await Poll.until(15) { d.logText.contains(" seq=3 ") }, "\(d.logText)")
+            // Over the page and the control socket (each request on a thread of its own: the
+            // control socket's client blocks until its answer or the connection's end).
+            let clients = (0..<3).compactMap { _ -> Int32? in
+                guard let fd = SetupPageTests.connectTCP(d.port) else { return nil }
+                _ = Array("GET /snapshot.png HTTP/1.1\r\n\(Self.host(d.port))\r\n".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                return fd
+            }
+            defer { clients.forEach { close($0) } }
+            #expect(clients.count == 3)
+            let socket = d.dir.appendingPathComponent("control.sock").path
+            for _ in 0..<3 {
+                Thread { _ = try? ControlSocket.request(socket, "GET /snapshot.png HTTP/1.1\r\nHost: scand\r\n\r\n") }.start()
+            }
+            try await Task.sleep(for: .milliseconds(50 * (round - 1)))
+            kill(d.pid, SIGTERM)
+            #expect(await Poll.until(15) { !d.process.isRunning }, "round \(round): still running 15 s after SIGTERM")
+            #expect(d.process.terminationReason == .exit && d.process.terminationStatus == 0, "round \(round): \(d.process.terminationStatus)")
+            let log = d.logText
+            #expect(!log.contains("ERROR") && !log.contains("Cannot schedule") && !log.contains(" error "), "round \(round):\n\(log)")
+            #expect(log.contains("stopped"), "round \(round):\n\(log)")
+        }
+    }
+
     @Test func aStopWhileViewersWatchLogsNoError() async throws {
         for round in 1...3 {
             let d = try Daemon()
