@@ -258,6 +258,9 @@ struct Reader {
         let gpio = table(top["gpio"], "gpio", allowed: ["board"] + ScandConfig.lineRoles)
         let boardName = string(gpio, "gpio.board", default: c.hardware == .simulated ? "simulated" : "raspberry-pi-4")
         let board = loadBoard(boardName)
+        if boardName == "simulated", c.hardware != .simulated {
+            fail("gpio.board", "\"simulated\" is the simulated hardware's board; with hardware = \"\(c.hardware.rawValue)\" name the board's profile, e.g. \"raspberry-pi-4\"")
+        }
         for role in ScandConfig.lineRoles {
             guard let value = gpio[role] else { continue }
             let key = "gpio.\(role)"
@@ -388,7 +391,8 @@ struct Reader {
         guard candidates.contains(where: { access($0, F_OK) == 0 }) else {
             let known = Set(folders.flatMap { Self.profileNames(in: $0) }).sorted()
             fail("gpio.board", "no board profile \(name).toml in \(folders.joined(separator: ", "))"
-                 + (known.isEmpty ? "" : " (profiles there: \(known.joined(separator: ", ")))"))
+                 + (known.isEmpty ? " (none there: the package installs raspberry-pi-4 and raspberry-pi-5 in /usr/share/scand/boards; a source tree has them in config/boards)"
+                    : " (profiles there: \(known.joined(separator: ", ")))"))
             return nil
         }
         let path = candidates.first { access($0, R_OK) == 0 } ?? candidates.first { access($0, F_OK) == 0 } ?? candidates[0]

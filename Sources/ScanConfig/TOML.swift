@@ -148,7 +148,12 @@ struct TOMLParser {
         }
         src = normalized
         lineStarts = [0] + normalized.indices.filter { normalized[$0] == 10 }.map { $0 + 1 }
-        if let bad = Self.firstInvalidUTF8(src) { pos = bad; throw error("not valid UTF-8") }
+        if let bad = Self.firstInvalidUTF8(src) {
+            pos = bad
+            // Windows' "Unicode" is UTF-16, which starts with its byte order mark.
+            let utf16 = src.starts(with: [0xFF, 0xFE]) || src.starts(with: [0xFE, 0xFF])
+            throw error(utf16 ? "not valid UTF-8: the file is UTF-16 (save it as UTF-8)" : "not valid UTF-8")
+        }
     }
 
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
@@ -256,6 +261,7 @@ struct TOMLParser {
     func describe(_ c: UInt8) -> String {
         if c == 10 { return "the end of the line" }
         if Self.isControl(c) { return Self.show(c) }
+        if c == 0xEF, c == current, src[pos...].starts(with: [0xEF, 0xBB, 0xBF]) { return "a byte order mark (U+FEFF, invisible in most editors)" }
         if c >= 128 { return "a non-ASCII character" }
         return "'\(Character(Unicode.Scalar(c)))'"
     }

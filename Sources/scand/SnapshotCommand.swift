@@ -38,7 +38,8 @@ struct SnapshotCommand: AsyncParsableCommand {
     func run() async throws {
         let loaded: ScandConfig
         do { loaded = try Board.loadConfig(path: config) } catch {
-            printError("scand: config not usable:\n\(error)")
+            printError("scand: config not usable:\n\(error)"
+                       + (config == "/etc/scand/scand.toml" ? "\n(the daemon's config: name another with --config FILE)" : ""))
             throw ExitCode(78)
         }
         var png: [UInt8]

@@ -222,7 +222,15 @@ import Testing
         let c = try parse("\u{FEFF}[scan]\nsession_timeout_ms = 4000\n")
         #expect(c.kiosk.sessionTimeout == .milliseconds(4000))
         #expect(errors("\u{FEFF}[scan\n") == ["test.toml:1:6: expected ']' at the end of the table header"])
-        #expect(errors("[scan]\n\u{FEFF}x = 1\n").first?.contains("non-ASCII") == true, "only at the start")
+        #expect(errors("[scan]\n\u{FEFF}x = 1\n") == ["test.toml:2:1: expected a key, a [table] or a comment, found a byte order mark (U+FEFF, invisible in most editors)"],
+                "only at the start")
+        // Windows' "Unicode" (UTF-16) is named.
+        let utf16 = FileManager.default.temporaryDirectory.appendingPathComponent("scand-utf16-\(getpid()).toml")
+        try Data([0xFF, 0xFE, 0x61, 0x00]).write(to: utf16)
+        defer { try? FileManager.default.removeItem(at: utf16) }
+        do { _ = try ConfigLoader.load(path: utf16.path); Issue.record("parsed") } catch {
+            #expect(error.errors.map(\.description) == ["\(utf16.path):1:1: not valid UTF-8: the file is UTF-16 (save it as UTF-8)"])
+        }
     }
 
     /// A board profile that is nowhere: the message names every folder looked in and the
@@ -231,6 +239,8 @@ import Testing
         let e = errors("[gpio]\nboard = \"raspberry-pi-9\"\n")
         #expect(e.count == 1 && e[0].hasPrefix("test.toml:2: gpio.board: no board profile raspberry-pi-9.toml in \(Self.boards), /etc/scand/boards, /usr/share/scand/boards"), "\(e)")
         #expect(e.first?.contains("raspberry-pi-4, raspberry-pi-5") == true, "\(e)")
+        // The simulated board on real hardware: refused where check-config sees it, not at run.
+        #expect(errors("hardware = \"linux\"\n[gpio]\nboard = \"simulated\"\n").contains { $0.contains("gpio.board: \"simulated\" is the simulated hardware's board") })
     }
 
     @Test func unknownKeysAndBadPinsAreCaught() {
