@@ -167,7 +167,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = Self.withoutJoinedHalves(withoutGlareMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region, doubts)
+        let found = Self.withoutJoinedHalves(withoutGlareMisreads(withoutCrossedMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region), in: region, doubts)
         if othersSkipped && found.isEmpty {
             // The other engines have not looked at the region: the deep look starts with them.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
@@ -275,7 +275,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // blurred region the lines fit too little of either code to tell (two labels overprinted
         // out of focus, deconvolved for 1.5 px, read as a UPC-A of neither; its lines there spell
         // the EAN-13 really under it).
-        let found = (t.deconvolved ? Self.withoutJoinedHalves(read, in: t.frame) : read).map { t.mapBack($0) }
+        let found = withoutCrossedMisreads((t.deconvolved ? Self.withoutJoinedHalves(read, in: t.frame) : read).map { t.mapBack($0) }, in: region)
         // A turned image loses the region's corners and a crop or a tile ends where it ends: an
         // add-on beside a code read there may lie outside it (a tryout: EAN-13+5 turned 20-45°
         // and read from the `rotate` pass went out without its add-on), and is looked for in

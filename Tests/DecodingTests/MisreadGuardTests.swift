@@ -24,6 +24,48 @@ import Testing
         #expect(DecodePipeline(quality: .accurate).decode(frame).map(\.text) == ["739695422681"])
     }
 
+    /// `make-devset.py OUT --seed 4343 --crossed 20`, Code-39-19-crossed.jpg as it is: a Code 39
+    /// `L5YPU` with a steep dark line across its `Y`; the `resampled` pass read `L5.PU` on every
+    /// row it took. The median of the lines across the code, aligned to the bars' lean, leaves
+    /// the line out and reads `L5YPU`: the read is dropped (a no-read, not a misread).
+    @Test func aCodeWithoutACheckCharacterReadThroughACrossingLineIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("code39-crossed-line.jpg"))
+        let pipeline = DecodePipeline()
+        #expect(!pipeline.decode(frame).contains { $0.text == "L5.PU" })
+        let misread = Symbol(symbology: .code39, text: "L5.PU", corners: [PixelPoint(x: 239, y: 220), PixelPoint(x: 107, y: 220)])
+        let median = try #require(MedianProfile.image(of: misread, in: frame))
+        #expect(pipeline.engines.flatMap { $0.decode(median) }.map(\.text).contains("L5YPU"))
+        #expect(pipeline.withoutCrossedMisreads([misread], in: frame).isEmpty)
+    }
+
+    /// `make-devset.py OUT --seed 7272 --crossed 20`, UPC-E-01-crossed.png cut: a UPC-E of
+    /// 04165286 crossed by a dark line, which both engines' first looks read as 04165246 (a
+    /// valid check digit). The median of the lines across it reads 04165286: the misread is
+    /// dropped, and a later pass reads the code.
+    @Test func aShortEANReadThroughACrossingLineIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("upce-crossed-median.png"))
+        let pipeline = DecodePipeline()
+        #expect(!pipeline.firstLook(frame, viewport: .full).symbols.contains { $0.text == "04165246" })
+        #expect(pipeline.decode(frame).map(\.text) == ["04165286"])
+    }
+
+    /// Real codes without a check character, clean, glared, blurred, turned: the median of the
+    /// lines across each reads it as it is (clean and turned) or reads nothing (glare and blur
+    /// leave too little in one line), never another text; the read stays.
+    @Test func theMedianOfARealCodeReadsTheCodeOrNothing() throws {
+        let pipeline = DecodePipeline()
+        for (file, text, medianReads) in [("code39.png", "SCAND-39", true), ("code39-glare.png", "T0QLMGE", false),
+                                          ("code39-blur-wide.png", "HB01J", false), ("itf.png", "12345678", true),
+                                          ("itf-turned.jpg", "885877356459", true)] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            let read = try #require(pipeline.decode(frame).first { $0.text == text }, "\(file)")
+            let median = try #require(MedianProfile.image(of: read, in: frame), "\(file)")
+            let reads = pipeline.engines.flatMap { $0.decode(median) }.filter { $0.symbology == read.symbology }
+            #expect(reads.allSatisfy { $0.text == text } && reads.isEmpty != medianReads, "\(file): \(reads.map(\.text))")
+            #expect(pipeline.withoutCrossedMisreads([read], in: frame).map(\.text) == [text], "\(file)")
+        }
+    }
+
     /// The glare test is narrow: a code in even light (dark bars everywhere) and a low-contrast
     /// one (no clipped paper) are not glared, so their reads cost no crop read.
     @Test func onlyAGlaredCropCountsAsGlared() throws {

@@ -310,3 +310,12 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # python3 -c 'from PIL import Image; Image.open("OUT/tornjoin-0030.png").convert("L").save("torn-under-read.jpg", quality=88)'
 # the UPC-A 246453755610 read where it shows whole beside the label torn over it, its right part
 # alone on the lines through that label (it stays).
+# code39-crossed-line.jpg: bench/make-devset.py OUT --seed 4343 --crossed 20, Code-39-19-crossed.jpg
+# as it is: a Code 39 of L5YPU, 1.3 px modules, a steep dark line across its Y; the `resampled`
+# pass read L5.PU on every row it took; the median of the lines across the code reads L5YPU
+# (MedianProfile).
+# upce-crossed-median.png: bench/make-devset.py OUT --seed 7272 --crossed 20, UPC-E-01-crossed.png
+# cut (x 780-1280, y 150-560; a tighter cut reads right without the check): a UPC-E of 04165286
+# crossed by a dark line, which both engines' first looks read as 04165246 (valid check digit);
+# the median of the lines across it reads the code (MedianProfile).
+# python3 -c 'from PIL import Image; Image.open("OUT/UPC-E-01-crossed.png").convert("L").crop((780, 150, 1280, 560)).save("upce-crossed-median.png")'
