@@ -162,12 +162,14 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         // An even, noisy scene: nothing to read, and the engines' costliest frame.
         guard !passesOverEvenFrames || ContrastGate.mayHoldCode(region) else { return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: nil) }
         let doubts = Doubts()
+        if roi.width < frame.width || roi.height < frame.height { doubts.view = (frame, (roi.x, roi.y)) }
         let (lists, fitting, othersSkipped) = lookFirst(region, othersDeferred: othersDeferred)
         if othersDeferred, lists.count == 1, lists[0].isEmpty, engines.count > 1 {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let found = Self.withoutJoinedHalves(withoutGlareMisreads(withoutCrossedMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region), in: region), in: region, doubts)
+        let kept = withoutCrossedMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region)
+        let found = Self.withoutCutReads(Self.withoutJoinedHalves(withoutGlareMisreads(kept, in: region), in: region, doubts), in: region, doubts)
         if othersSkipped && found.isEmpty {
             // The other engines have not looked at the region: the deep look starts with them.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
@@ -238,7 +240,7 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
         let inRegion = t.isPart(of: region) ? whole(Self.withoutPartsOfLongerEAN(found, in: region), in: region) : found
-        return Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region, doubts)
+        return Self.withoutCutReads(Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region, doubts), in: region, doubts)
     }
 
     /// The engines pass `pass` reads with (`set`: the calling thread's, or a helper's).

@@ -298,6 +298,9 @@ extension DecodePipeline {
         /// Whether an EAN/UPC read was read across a torn label (`JoinedHalves.tornInLine`), as
         /// its lines showed when it was first weighed.
         var torn: [Read: Bool] = [:]
+        /// The whole frame and the region's place in it, when the region is a part of it (a
+        /// viewport): what lies past the region's edges (`withoutCutReads`).
+        var view: (frame: GrayFrame, origin: (x: Int, y: Int))?
 
         /// A read by what it says, wherever a pass placed it: the code and its add-on (which
         /// decides the span the read is placed over).

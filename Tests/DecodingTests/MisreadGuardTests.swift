@@ -49,6 +49,22 @@ import Testing
         #expect(pipeline.decode(frame).map(\.text) == ["04165286"])
     }
 
+    /// zint codes placed so that the kiosk's default viewport (0.1, 0.1, 0.8, 0.8) ends inside
+    /// them (a second tryout's images): the EAN-13 5008798113518 was read as the UPC-E 10087985
+    /// of its left half, the ITF 891643175950 as the ITF 89164317. Past the viewport's edge
+    /// the frame shows the bars going on: no read (the code is to be held inside the viewport);
+    /// the whole frame reads each code. A code near the edge with plain paper past it stays.
+    @Test func aCodeCutByTheViewportIsNotReadAsAPartOfIt() throws {
+        let viewport = Viewport(x: 0.1, y: 0.1, width: 0.8, height: 0.8)
+        for (file, whole) in [("ean13-past-viewport.png", "5008798113518"), ("itf-past-viewport.png", "891643175950")] {
+            let frame = try ImageFile.load(Fixture.path(file))
+            #expect(DecodePipeline().decode(frame, viewport: viewport).isEmpty, "\(file)")
+            #expect(DecodePipeline().decode(frame).map(\.text) == [whole], "\(file)")
+        }
+        let itf = try ImageFile.load(Fixture.path("itf.png"))
+        #expect(DecodePipeline().decode(itf, viewport: Viewport(x: 0, y: 0, width: 0.93, height: 1)).map(\.text) == ["12345678"])
+    }
+
     /// Real codes without a check character, clean, glared, blurred, turned: the median of the
     /// lines across each reads it as it is (clean and turned) or reads nothing (glare and blur
     /// leave too little in one line), never another text; the read stays.

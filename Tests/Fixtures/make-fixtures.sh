@@ -319,3 +319,7 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # crossed by a dark line, which both engines' first looks read as 04165246 (valid check digit);
 # the median of the lines across it reads the code (MedianProfile).
 # python3 -c 'from PIL import Image; Image.open("OUT/UPC-E-01-crossed.png").convert("L").crop((780, 150, 1280, 560)).save("upce-crossed-median.png")'
+# ean13-past-viewport.png, itf-past-viewport.png: a tryout's zint codes (zint --scale 2
+# --quietzones) placed in a frame so that the default viewport (0.1, 0.1, 0.8, 0.8) ends inside
+# them: an EAN-13 5008798113518 (read there as the UPC-E 10087985 of its left half) and an ITF
+# 891643175950 (read there as 89164317); see ViewportEdge.swift.
