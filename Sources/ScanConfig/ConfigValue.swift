@@ -20,6 +20,15 @@ public indirect enum ConfigValue: Equatable, Sendable {
     /// refuses it, as tomli does.
     static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> TOMLDocument {
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        // UTF-16 or UTF-32 without a byte order mark: ASCII text with zero bytes between its
+        // characters, a quarter of its first bytes or more (the parser would stop at the first,
+        // far from the cause; one stray NUL is the parser's to name).
+        let head = text.prefix(64)
+        let marked = [[0xFF, 0xFE], [0xFE, 0xFF], [0, 0, 0xFE, 0xFF]].contains { text.starts(with: $0) } // the parser names these
+        if !marked, head.count >= 4, head.filter({ $0 == 0 }).count * 4 >= head.count {
+            throw ConfigError(file: file, line: 1, column: 1, key: nil,
+                              message: "not UTF-8: zero bytes between the characters (a UTF-16 or UTF-32 file); save it as UTF-8")
+        }
         do { return try TOML.parse(text) } catch {
             throw ConfigError(file: file, line: error.line, column: error.column, key: nil, message: error.message)
         }

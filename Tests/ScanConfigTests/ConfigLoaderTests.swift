@@ -231,6 +231,17 @@ import Testing
         do { _ = try ConfigLoader.load(path: utf16.path); Issue.record("parsed") } catch {
             #expect(error.errors.map(\.description) == ["\(utf16.path):1:1: not valid UTF-8: the file is UTF-16 (save it as UTF-8)"])
         }
+        // UTF-32 with its mark, and UTF-16 and UTF-32 without one, are named too.
+        let text = "log_level = \"info\"\n"
+        for (bytes, says) in [([0xFF, 0xFE, 0, 0] + Array(text.utf32LE), "the file is UTF-32"),
+                              (Array(text.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }), "zero bytes between the characters"),
+                              (Array(text.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }), "zero bytes between the characters"),
+                              (Array(text.utf32LE), "zero bytes between the characters")] {
+            try Data(bytes).write(to: utf16)
+            do { _ = try ConfigLoader.load(path: utf16.path); Issue.record("parsed: \(says)") } catch {
+                #expect(error.errors.first?.description.contains(says) == true, "\(error.errors)")
+            }
+        }
     }
 
     /// A board profile that is nowhere: the message names every folder looked in and the
@@ -372,4 +383,9 @@ import Testing
         #expect(try parse("[scan]\naccept_pattern = \"^A\"\n").kiosk.accept.pattern != nil)
         #expect(try parse("[scan]\naccept_pattern = \"^A\"\n", overrides: ["scan.accept_pattern="]).kiosk.accept.pattern == nil)
     }
+}
+
+extension String {
+    /// The text as UTF-32, little-endian.
+    var utf32LE: [UInt8] { unicodeScalars.flatMap { s in (0..<4).map { UInt8((s.value >> (8 * $0)) & 0xFF) } } }
 }
