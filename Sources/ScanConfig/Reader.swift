@@ -385,7 +385,7 @@ struct Reader {
 
     mutating func loadBoard(_ name: String) -> Board? {
         if name == "simulated" { return Board(name: name, chip: "sim", pins: [:]) }
-        guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
             fail("gpio.board", "\"\(name)\" is not a board profile name"); return nil
         }
         let folders = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"]

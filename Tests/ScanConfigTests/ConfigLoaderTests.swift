@@ -250,6 +250,7 @@ import Testing
         let e = errors("[gpio]\nboard = \"raspberry-pi-9\"\n")
         #expect(e.count == 1 && e[0].hasPrefix("test.toml:2: gpio.board: no board profile raspberry-pi-9.toml in \(Self.boards), /etc/scand/boards, /usr/share/scand/boards"), "\(e)")
         #expect(e.first?.contains("raspberry-pi-4, raspberry-pi-5") == true, "\(e)")
+        #expect(errors("[gpio]\nboard = \"\"\n").contains { $0.hasSuffix("gpio.board: \"\" is not a board profile name") }, "an empty name")
         // The simulated board on real hardware: refused where check-config sees it, not at run.
         #expect(errors("hardware = \"linux\"\n[gpio]\nboard = \"simulated\"\n").contains { $0.contains("gpio.board: \"simulated\" is the simulated hardware's board") })
     }
