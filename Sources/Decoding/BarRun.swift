@@ -10,11 +10,12 @@ enum BarRun {
     /// The number of bars in the run through `centre` along `angle` (the code's axis: across its
     /// bars), up to a gap of a quiet zone on either side, looked for as far as `reach` pixels
     /// each way; nil when the image cannot tell (too little contrast, or the run reaches the
-    /// frame's edge or the end of the reach).
-    static func bars(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int) -> Int? {
+    /// frame's edge or the end of the reach). `atLeast`: a run that reaches them is counted as
+    /// far as it is in view (at least that many bars).
+    static func bars(in frame: GrayFrame, centre: (x: Double, y: Double), angle: Double, reach: Int, atLeast: Bool = false) -> Int? {
         guard (16...1 << 14).contains(reach), let profile = profile(in: frame, centre: centre, angle: angle, reach: reach),
               let (inFrame, first) = inFrame(profile, round: reach) else { return nil }
-        return count(inFrame, at: reach - first)
+        return count(inFrame, at: reach - first, atLeast: atLeast)
     }
 
     /// The stretch of `profile` round point `centre` that lies in the frame, and the index it
@@ -52,8 +53,9 @@ enum BarRun {
     }
 
     /// The bars of the run through point `at` of `profile` (see `bars(in:centre:angle:reach:)`);
-    /// nil when the run reaches either end of the profile (its end is not in view).
-    static func count(_ profile: [Double], at centre: Int) -> Int? {
+    /// nil when the run reaches either end of the profile (its end is not in view), unless
+    /// `atLeast` (the bars in view then).
+    static func count(_ profile: [Double], at centre: Int, atLeast: Bool = false) -> Int? {
         let w = profile.count
         guard w >= 32, profile.indices.contains(centre) else { return nil }
         let sorted = profile.sorted()
@@ -79,7 +81,7 @@ enum BarRun {
         while first > 0, runs[first - 1].dark || runs[first - 1].length < quiet { first -= 1 }
         while last < runs.count - 1, runs[last + 1].dark || runs[last + 1].length < quiet { last += 1 }
         // The run reaches the profile's end: its end is not in view.
-        guard first > 0, last < runs.count - 1 else { return nil }
+        guard atLeast || (first > 0 && last < runs.count - 1) else { return nil }
         return runs[first...last].filter(\.dark).count
     }
 

@@ -168,8 +168,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
             // Deferred: nothing to weigh yet.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)
         }
-        let kept = withoutCrossedMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region)
-        let found = Self.withoutCutReads(Self.withoutJoinedHalves(withoutGlareMisreads(kept, in: region), in: region, doubts), in: region, doubts)
+        let checked = withoutCrossedMisreads(kept(lists, by: engines, in: region, doubts, fitting: fitting), in: region)
+        let found = Self.withoutCutReads(Self.withoutJoinedHalves(withoutGlareMisreads(checked, in: region), in: region, doubts), in: region, doubts)
         if othersSkipped && found.isEmpty {
             // The other engines have not looked at the region: the deep look starts with them.
             return FirstLook(symbols: [], region: region, origin: (roi.x, roi.y), doubts: doubts, deferred: true)

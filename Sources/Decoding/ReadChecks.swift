@@ -190,6 +190,16 @@ extension DecodePipeline {
         sameKindOfPart(longer, s) && longer.text.count > s.text.count && longer.text.contains(s.text)
     }
 
+    /// Whether the bars along a read's axis (`angle`, across its bars) run on, without a quiet
+    /// zone, past the bars its characters have (`BarRun.mostBars`): `whole`'s second sign.
+    /// `atLeast`: a run that reaches the frame's edge counts the bars in view.
+    static func barsRunOn(_ s: Symbol, in frame: GrayFrame, angle: Double, atLeast: Bool = false) -> Bool {
+        guard s.corners.count >= 2, let most = BarRun.mostBars(of: s) else { return false }
+        let length = hypot(Double(s.corners[1].x - s.corners[0].x), Double(s.corners[1].y - s.corners[0].y))
+        guard let run = BarRun.bars(in: frame, centre: s.bounds.centre, angle: angle, reach: Int(2 * length) + 32, atLeast: atLeast) else { return false }
+        return run > most + 3
+    }
+
     /// `whole`'s two looks at one read.
     private func isWhole(_ s: Symbol, in frame: GrayFrame) -> Bool {
         let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
@@ -201,11 +211,7 @@ extension DecodePipeline {
         guard rect.width > 16, rect.height > 16 else { return true }
         let crop = frame.cropped(to: rect)
         guard let bars = ImagePass.barAngle(crop) else { return true }
-        if let most = BarRun.mostBars(of: s),
-           let run = BarRun.bars(in: frame, centre: (cx, cy), angle: bars, reach: Int(2 * length) + 32),
-           run > most + 3 {
-            return false
-        }
+        if Self.barsRunOn(s, in: frame, angle: bars) { return false }
         // The line's angle against the bars' normal, folded into 0 ... pi/2.
         var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
         off = min(off, Double.pi - off)

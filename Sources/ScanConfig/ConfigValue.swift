@@ -20,18 +20,25 @@ public indirect enum ConfigValue: Equatable, Sendable {
     /// refuses it, as tomli does.
     static func parse(_ bytes: [UInt8], file: String) throws(ConfigError) -> TOMLDocument {
         let text = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
-        // UTF-16 or UTF-32 without a byte order mark: ASCII text with zero bytes between its
-        // characters, a quarter of its first bytes or more (the parser would stop at the first,
-        // far from the cause; one stray NUL is the parser's to name).
-        let head = text.prefix(64)
-        let marked = [[0xFF, 0xFE], [0xFE, 0xFF], [0, 0, 0xFE, 0xFF]].contains { text.starts(with: $0) } // the parser names these
-        if !marked, head.count >= 4, head.filter({ $0 == 0 }).count * 4 >= head.count {
-            throw ConfigError(file: file, line: 1, column: 1, key: nil,
-                              message: "not UTF-8: zero bytes between the characters (a UTF-16 or UTF-32 file); save it as UTF-8")
+        if let other = otherEncoding(text) {
+            throw ConfigError(file: file, line: 1, column: 1, key: nil, message: "not valid UTF-8: \(other) (save it as UTF-8)")
         }
         do { return try TOML.parse(text) } catch {
             throw ConfigError(file: file, line: error.line, column: error.column, key: nil, message: error.message)
         }
+    }
+
+    /// What a file in another Unicode encoding is, said from its start: Windows' "Unicode"
+    /// (UTF-16) and UTF-32 by their byte order marks (UTF-32's is UTF-16's with two zero bytes
+    /// more), and without one by the zero bytes between ASCII characters, a quarter of its first
+    /// 64 bytes or more (the parser would stop at the first, far from the cause; one stray NUL
+    /// is the parser's to name). Nil for anything else.
+    static func otherEncoding(_ bytes: [UInt8]) -> String? {
+        if bytes.starts(with: [0xFF, 0xFE, 0, 0]) || bytes.starts(with: [0, 0, 0xFE, 0xFF]) { return "the file is UTF-32" }
+        if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) { return "the file is UTF-16" }
+        let head = bytes.prefix(64)
+        guard head.count >= 4, head.filter({ $0 == 0 }).count * 4 >= head.count else { return nil }
+        return "zero bytes between the characters (a UTF-16 or UTF-32 file)"
     }
 
     /// Sets `value` at a dotted `path`, creating tables on the way; a later value for the same

@@ -390,14 +390,14 @@ struct Reader {
         }
         let folders = [boardsDirectory, "/etc/scand/boards", "/usr/share/scand/boards"]
         let candidates = folders.map { "\($0)/\(name).toml" }
-        guard candidates.contains(where: { access($0, F_OK) == 0 }) else {
+        guard let existing = candidates.first(where: { access($0, F_OK) == 0 }) else {
             let known = Set(folders.flatMap { Self.profileNames(in: $0) }).sorted()
             fail("gpio.board", "no board profile \(name).toml in \(folders.joined(separator: ", "))"
                  + (known.isEmpty ? " (none there: the package installs raspberry-pi-4 and raspberry-pi-5 in /usr/share/scand/boards; a source tree has them in config/boards)"
                     : " (profiles there: \(known.joined(separator: ", ")))"))
             return nil
         }
-        let path = candidates.first { access($0, R_OK) == 0 } ?? candidates.first { access($0, F_OK) == 0 } ?? candidates[0]
+        let path = candidates.first { access($0, R_OK) == 0 } ?? existing
         do {
             let document = try ConfigValue.parse(try ConfigLoader.readFile(path), file: path)
             var sub = Reader(file: path, lines: LineIndex(lines: document.lines), boardsDirectory: boardsDirectory)

@@ -148,15 +148,7 @@ struct TOMLParser {
         }
         src = normalized
         lineStarts = [0] + normalized.indices.filter { normalized[$0] == 10 }.map { $0 + 1 }
-        if let bad = Self.firstInvalidUTF8(src) {
-            pos = bad
-            // Windows' "Unicode" is UTF-16, which starts with its byte order mark (UTF-32's
-            // starts the same way, with two zero bytes more).
-            let utf32 = src.starts(with: [0xFF, 0xFE, 0, 0]) || src.starts(with: [0, 0, 0xFE, 0xFF])
-            let utf16 = !utf32 && (src.starts(with: [0xFF, 0xFE]) || src.starts(with: [0xFE, 0xFF]))
-            throw error(utf32 ? "not valid UTF-8: the file is UTF-32 (save it as UTF-8)"
-                        : utf16 ? "not valid UTF-8: the file is UTF-16 (save it as UTF-8)" : "not valid UTF-8")
-        }
+        if let bad = Self.firstInvalidUTF8(src) { pos = bad; throw error("not valid UTF-8") }
     }
 
     static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
