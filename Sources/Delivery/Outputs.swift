@@ -19,6 +19,8 @@ public protocol ResultOutput: Sendable {
     func hold(_ result: ScanResult, unixMillis: Int64) throws
     /// Results kept for a retry.
     var pendingCount: Int { get }
+    /// The file that keeps them across a stop; nil where they are kept in memory only.
+    var keptIn: String? { get }
     /// Results its outbox file could not take (kept in memory and sent) and results it parked
     /// because it can never carry them.
     var counts: OutputCounts { get }
@@ -54,6 +56,7 @@ public struct OutputCounts: Equatable, Sendable {
 extension ResultOutput {
     public func hold(_ result: ScanResult, unixMillis: Int64) throws {}
     public var pendingCount: Int { 0 }
+    public var keptIn: String? { nil }
     public var counts: OutputCounts { OutputCounts() }
     public func retry() throws {}
     public func acknowledge(_ seq: Int) -> Bool { false }
@@ -108,6 +111,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
     }
 
     public var pendingCount: Int { outbox.pending.count }
+    public var keptIn: String? { outbox.path }
     public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored, parked: state.withLock { $0.parked }) }
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {

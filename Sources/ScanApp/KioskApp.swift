@@ -63,6 +63,8 @@ public final class KioskApp: Sendable {
     public let controlSocket: String?
     /// Held while the kiosk lives: one daemon per outbox folder, event and control socket.
     private let locks: Locked<[StateLock]>
+    /// The board's outputs (the log is not one that keeps results).
+    private let outputs: [any ResultOutput]
 
     /// Builds the kiosk for `config`; throws what a person must fix before it can start (a
     /// serial port or outbox that cannot be had, a lock held by another daemon).
@@ -96,6 +98,7 @@ public final class KioskApp: Sendable {
         }
         self.controlSocket = controlSocket
         self.locks = Locked(locks)
+        outputs = board.outputs
         let hub = EventHub()
         self.events = hub
         let mqtt = board.mqtt
@@ -148,6 +151,19 @@ public final class KioskApp: Sendable {
             services.append(PresserService(button: button, every: every))
         }
         self.services = services
+    }
+
+    /// Logs, after the stop, what each output had not delivered: kept in the outbox folder for
+    /// the next start, or lost where `[outbox] directory = ""` keeps results in memory only.
+    public func logUndelivered(_ logger: Logger) {
+        for output in outputs where output.pendingCount > 0 {
+            let n = output.pendingCount
+            if let file = output.keptIn {
+                logger.notice("output \(output.name): \(n) result(s) not delivered yet are kept in \(file) for the next start")
+            } else {
+                logger.warning("output \(output.name): \(n) result(s) not delivered are lost: [outbox] directory = \"\" keeps results in memory only (set a folder to keep them across a stop)")
+            }
+        }
     }
 
     /// What the kiosk's driver takes from the config and the board, the same for the daemon's

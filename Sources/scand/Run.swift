@@ -96,7 +96,8 @@ struct Run: AsyncParsableCommand {
             logger.critical("stopped by a failure: \(error)")
             throw ExitCode(1)
         }
-        // The last line: every service has ended (the kiosk, then the outputs and MQTT after it).
+        // The last lines: every service has ended (the kiosk, then the outputs and MQTT after it).
+        app.logUndelivered(logger)
         logger.notice("scand stopped")
     }
 }

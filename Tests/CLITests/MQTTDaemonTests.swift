@@ -11,11 +11,12 @@ import Testing
         let log: URL
         let status: URL
 
-        init(dir: URL, broker: Broker, id: String, pressEvery: Double?, mqtt: String = "", url: String? = nil) throws {
+        /// `outbox`: the `[outbox] directory` (a folder of `dir` when nil; "" keeps results in memory).
+        init(dir: URL, broker: Broker, id: String, pressEvery: Double?, mqtt: String = "", url: String? = nil, outbox: String? = nil) throws {
             let config = dir.appendingPathComponent("\(id).toml")
             log = dir.appendingPathComponent("\(id).log")
             status = dir.appendingPathComponent("\(id)-status.json")
-            let outbox = dir.appendingPathComponent("outbox-\(id)")
+            let outbox = outbox ?? dir.appendingPathComponent("outbox-\(id)").path
             try? FileManager.default.removeItem(at: status) // a previous daemon's
             try """
                 hardware = "simulated"
@@ -25,7 +26,7 @@ import Testing
                 board = "simulated"
                 button = { pin = "GPIO17" }
                 [outbox]
-                directory = "\(outbox.path)"
+                directory = "\(outbox)"
                 [status]
                 file = "\(status.path)"
                 [output.mqtt]
@@ -166,6 +167,9 @@ import Testing
         await daemon.stop()
         let afterRestart = daemon.goodReads // results numbered on from before the restart
         #expect(afterRestart >= 5)
+        let kept = "result(s) not delivered yet are kept in \(dir.path)/outbox-k3/mqtt.outbox for the next start"
+        #expect(daemon.logText.split(separator: "\n").contains { $0.contains("output mqtt mqtt://127.0.0.1:") && $0.contains(kept) },
+                "the stop says where the results wait\n\(daemon.logText)")
         try await broker.start()
         daemon = try Daemon(dir: dir, broker: broker, id: "k3", pressEvery: nil)
         #expect(await sub.wait(20) { Self.complete(sub.resultSequences, upTo: total + afterRestart) },
@@ -179,6 +183,21 @@ import Testing
         let published = broker.received(from: "k3", topic: "scand/k3/result")
         #expect((distinct...distinct + 3).contains(published), "at least once, rarely twice: the daemon published \(published) messages for \(distinct) results\n\(daemon.logText)")
         await daemon.stop()
+    }
+
+    /// Results kept in memory only (`[outbox] directory = ""`) that the broker never took are
+    /// lost at a stop: the log says so, and how to keep them.
+    @Test func aStopWithResultsInMemoryOnlySaysTheyAreLost() async throws {
+        let dir = try Fixture.temporaryFolder("scand-mqtt-memory")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try await Broker(dir: dir)
+        await broker.stop()
+        let daemon = try Daemon(dir: dir, broker: broker, id: "k6", pressEvery: 0.2, outbox: "")
+        #expect(await Poll.until(20) { (daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 3 }, "\(daemon.statusJSON)\n\(daemon.logText)")
+        await daemon.stop()
+        let lost = daemon.logText.split(separator: "\n").filter { $0.contains("output mqtt mqtt://127.0.0.1:") && $0.contains("result(s) not delivered are lost") }
+        #expect(lost.count == 1 && lost[0].contains("[outbox] directory = \"\" keeps results in memory only"), "\(daemon.logText)")
+        #expect(daemon.logText.split(separator: "\n").last?.hasSuffix("scand stopped") == true, "\(daemon.logText)")
     }
 
     @Test func passwordsAreAcceptedAndRefused() async throws {
