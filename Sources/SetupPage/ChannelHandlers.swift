@@ -254,8 +254,22 @@ final class RequestHandler: ChannelInboundHandler {
             return
         }
         answered = true
-        write(.error(WebError(400, "not an HTTP/1.1 request")), for: head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"),
+        write(.error(Self.refusal(error)), for: head ?? HTTPRequestHead(version: .http1_1, method: .GET, uri: "/"),
               close: true, context)
+    }
+
+    /// What the parser found wrong, for the person typing a request by hand (`nc` sends a bare
+    /// LF where HTTP asks CR LF).
+    static func refusal(_ error: Error) -> WebError {
+        guard let error = error as? HTTPParserError else { return WebError(400, "not an HTTP/1.1 request") }
+        let form: String
+        switch error {
+        case .invalidVersion: form = ": the first line is METHOD PATH HTTP/1.1, each line ending with CR LF (\\r\\n)"
+        case .invalidHeaderToken: form = ": each header is NAME: VALUE on a line ending with CR LF (\\r\\n)"
+        case .lfExpected, .strictModeAssertion, .unknown: form = ": each line ends with CR LF (\\r\\n)"
+        default: form = ""
+        }
+        return WebError(400, "not an HTTP/1.1 request (\(error.debugDescription))\(form)")
     }
 
     private func admit(_ h: HTTPRequestHead, _ context: ChannelHandlerContext) -> WebError? {

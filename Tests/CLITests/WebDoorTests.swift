@@ -296,6 +296,12 @@ import Glibc
         #expect(own.status == 200, "localhost names the loopback listener too")
         let garbage = try SetupPageTests.http(port: d.port, "HELLO THERE\r\n\r\n")
         #expect(garbage.status == 400 && garbage.text.hasPrefix("ERR 400"), "every error answer starts with ERR: \(garbage.status) \(garbage.text)")
+        // A request typed by hand with bare LFs is told what HTTP wants.
+        for request in ["GET /api/status HTTP/1.1\nHost: localhost:\(d.port)\n\n", "GET /api/status HTTP/1.1\r\nHost: localhost:\(d.port)\n\r\n",
+                        "GET /api/status HTTP/1.1\r\nHost: localhost:\(d.port)\r\n\n"] {
+            let bareLF = try SetupPageTests.http(port: d.port, request)
+            #expect(bareLF.status == 400 && bareLF.text.contains("CR LF (\\r\\n)"), "\(request.debugDescription): \(bareLF.status) \(bareLF.text)")
+        }
         // Clients that reset their connection mid-request or after sending too much: closed, the daemon serves on.
         for request in ["GET /api/status HTTP/1.1\r\nHo", "GET / HTTP/1.1\r\n\(Self.host(d.port))" + String(repeating: "a: b\r\n", count: 200)] {
             guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); continue }
