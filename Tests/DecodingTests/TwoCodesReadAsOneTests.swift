@@ -231,6 +231,18 @@ import Testing
         #expect(ends.lines.count >= 6, "\(ends.lines.map(\.misfit))")
     }
 
+    /// Two labels in line that meet at the middle guard (torn-halves-apart.png, make-fixtures.sh:
+    /// make-retail-layouts.py OUT 60 8181, tornjoin-0029): the pipeline answered 3748033014621,
+    /// the lower EAN-13 3748033517054's left half and the torn upper 1670251014621's right half.
+    /// Every digit fits on the read's line, each half in its own place: the right half stands two
+    /// modules from where the left half's modules put it.
+    @Test func aReadAcrossTwoLabelsMeetingAtTheMiddleGuardIsDropped() throws {
+        let misread = Symbol(symbology: .ean13, text: "3748033014621",
+                             corners: [PixelPoint(x: 137, y: 204), PixelPoint(x: 420, y: 204), PixelPoint(x: 420, y: 280), PixelPoint(x: 137, y: 280)])
+        let ends = try Self.expectTorn(misread, in: "torn-halves-apart.png", codes: ["1670251014621", "3748033517054"])
+        #expect(!ends.halvesApart.isEmpty && ends.halvesApart.allSatisfy { abs($0) >= JoinedHalves.Ends.apart }, "\(ends.halvesApart)")
+    }
+
     /// The lower label read where it shows whole beside the one torn over it (torn-under-read.jpg,
     /// seed 9292, tornjoin-0030): the lines through the upper label fit its right part alone.
     /// The read stays.
@@ -272,5 +284,17 @@ import Testing
         #expect(!ends(Array(tear.prefix(5))).torn, "too few lines to tell")
         #expect(!ends([String](repeating: "###########x", count: 8)).torn, "the last digit: what lies past the guard")
         #expect(!ends([String](repeating: "x#####", count: 8)).torn, "a UPC-E's six digits")
+    }
+
+    /// Halves out of one code's step on every line fitted (modules at the middle guard).
+    @Test func halvesApartOnEveryLineAreTwoLabels() {
+        func ends(_ apart: [Double]) -> JoinedHalves.Ends {
+            JoinedHalves.Ends(lines: apart.map { _ in (0, [Double](repeating: -0.5, count: 12)) }, halvesApart: apart)
+        }
+        #expect(ends([2.0]).torn)
+        #expect(ends([-1.5, -2.25]).torn)
+        #expect(!ends([1.0]).torn, "a print spread (zxing-cpp's ean13-1/15.png)")
+        #expect(!ends([2.0, 0.5]).torn, "in step on a line")
+        #expect(!ends([]).torn)
     }
 }

@@ -310,6 +310,10 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # python3 -c 'from PIL import Image; Image.open("OUT/tornjoin-0030.png").convert("L").save("torn-under-read.jpg", quality=88)'
 # the UPC-A 246453755610 read where it shows whole beside the label torn over it, its right part
 # alone on the lines through that label (it stays).
+# torn-halves-apart.png: bench/make-retail-layouts.py OUT 60 8181, tornjoin-0029.png as it is: the
+# EAN-13 1670251014621's right part torn over 3748033517054 in line, meeting at the middle guard;
+# read as 3748033014621, each half whole on its own, two modules out of one code's step
+# (JoinedHalves.Ends.halvesApart).
 # code39-crossed-line.jpg: bench/make-devset.py OUT --seed 4343 --crossed 20, Code-39-19-crossed.jpg
 # as it is: a Code 39 of L5YPU, 1.3 px modules, a steep dark line across its Y; the `resampled`
 # pass read L5.PU on every row it took; the median of the lines across the code reads L5YPU
