@@ -18,7 +18,9 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `FILE:LINE:COLUMN: key: message`, with control characters from the file shown as `\xNN`
-    /// so that a config value never drives the terminal that prints it.
+    /// so that a config value never drives the terminal that prints it, and invisible ones (a
+    /// byte order mark or zero-width space inside a value, a direction override) as `\u{FEFF}`
+    /// so that a value that looks right in the message is seen not to be.
     public var description: String {
         var text = file
         if let line { text += ":\(line)" }
@@ -34,6 +36,8 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\x" + (hex.count < 2 ? "0" : "") + hex
+            } else if [.format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else { out.unicodeScalars.append(scalar) }
         }
         return out

@@ -224,6 +224,11 @@ import Testing
         #expect(errors("\u{FEFF}[scan\n") == ["test.toml:1:6: expected ']' at the end of the table header"])
         #expect(errors("[scan]\n\u{FEFF}x = 1\n") == ["test.toml:2:1: expected a key, a [table] or a comment, found a byte order mark (U+FEFF, invisible in most editors)"],
                 "only at the start")
+        // Inside a value, invisible characters are shown: the name looks right otherwise.
+        #expect(errors("[gpio]\nboard = \"\u{FEFF}raspberry-pi-4\"\n").first?.contains("\\u{FEFF}raspberry-pi-4") == true,
+                "\(errors("[gpio]\nboard = \"\u{FEFF}raspberry-pi-4\"\n"))")
+        #expect(errors("log_level = \"in\u{200B}fo\u{202E}\"\n").first?.contains("in\\u{200B}fo\\u{202E}") == true,
+                "\(errors("log_level = \"in\u{200B}fo\u{202E}\"\n"))")
         // Windows' "Unicode" (UTF-16) is named.
         let utf16 = FileManager.default.temporaryDirectory.appendingPathComponent("scand-utf16-\(getpid()).toml")
         try Data([0xFF, 0xFE, 0x61, 0x00]).write(to: utf16)
