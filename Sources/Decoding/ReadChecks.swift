@@ -210,7 +210,12 @@ extension DecodePipeline {
         let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
         guard rect.width > 16, rect.height > 16 else { return true }
         let crop = frame.cropped(to: rect)
-        guard let bars = ImagePass.barAngle(crop) else { return true }
+        // A code with short bars (a strip a few modules tall) fills too little of the square
+        // for its bars to show a direction over the paper's noise there (enlarged and sharpened
+        // most of all); the band the read crossed shows it.
+        let b = s.bounds
+        let band = PixelRect(x: b.x - 8, y: b.y - 8, width: b.width + 16, height: b.height + 16).clamped(width: frame.width, height: frame.height)
+        guard let bars = ImagePass.barAngle(crop) ?? (band.width > 16 && band.height > 16 ? ImagePass.barAngle(frame.cropped(to: band)) : nil) else { return true }
         if Self.barsRunOn(s, in: frame, angle: bars) { return false }
         // The line's angle against the bars' normal, folded into 0 ... pi/2.
         var off = abs(remainder(bars - atan2(dy, dx), Double.pi))

@@ -34,6 +34,22 @@ import Testing
         #expect(pipeline.whole([Self.read("345678", .code128, from: x - 60, to: x + 60, y: y)], in: frame).count == 1)
     }
 
+    /// A strip of ITF bars six modules tall, turned 3° (itf-strip-tilted.png, make-fixtures.sh):
+    /// a row leaves it through its top, and the first look read the last 8 of its 14 digits
+    /// (64795882). The square around the read is mostly paper, whose noise hid the bars'
+    /// direction there; the band the read crossed shows it, and the bars run on past the read's.
+    @Test func aPartOfAStripOfBarsIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("itf-strip-tilted.png"))
+        let part = Symbol(symbology: .itf, bytes: Array("64795882".utf8),
+                          corners: [PixelPoint(x: 292, y: 121), PixelPoint(x: 571, y: 121), PixelPoint(x: 571, y: 120), PixelPoint(x: 292, y: 120)])
+        let pipeline = DecodePipeline()
+        #expect(pipeline.whole([part], in: frame).isEmpty)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers).decode(frame).map(\.text)
+            #expect(read.allSatisfy { $0 == "43955564795882" }, "\(workers) workers: \(read)")
+        }
+    }
+
     @Test func aReadAlongTheBarsNormalIsNotDecodedAgain() throws {
         let pure = try ImageFile.load(Fixture.path("itf.png"))
         let frame = ImagePass.bordered(pure, 60)

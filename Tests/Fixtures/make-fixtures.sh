@@ -314,6 +314,10 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # EAN-13 1670251014621's right part torn over 3748033517054 in line, meeting at the middle guard;
 # read as 3748033014621, each half whole on its own, two modules out of one code's step
 # (JoinedHalves.Ends.halvesApart).
+# itf-strip-tilted.png: zint -b C25INTER -d 43955564795882 --height 6 --notext --scale 1, enlarged
+# to about 2.3x (bilinear), on a 100 px white border, turned 3.0 degrees, Gaussian blur under 1 px
+# and noise of sigma 4 (a tryout's strips of ITF bars 6-15 modules tall): the first look read
+# 64795882, the last 8 of its digits, along a row that leaves the strip through its top.
 # code39-crossed-line.jpg: bench/make-devset.py OUT --seed 4343 --crossed 20, Code-39-19-crossed.jpg
 # as it is: a Code 39 of L5YPU, 1.3 px modules, a steep dark line across its Y; the `resampled`
 # pass read L5.PU on every row it took; the median of the lines across the code reads L5YPU
