@@ -216,7 +216,8 @@ extension DecodePipeline {
         let b = s.bounds
         let band = PixelRect(x: b.x - 8, y: b.y - 8, width: b.width + 16, height: b.height + 16).clamped(width: frame.width, height: frame.height)
         guard let bars = ImagePass.barAngle(crop) ?? (band.width > 16 && band.height > 16 ? ImagePass.barAngle(frame.cropped(to: band)) : nil) else { return true }
-        if Self.barsRunOn(s, in: frame, angle: bars) { return false }
+        // A code cut by the frame's edge: the bars in view that run on past the read's count.
+        if Self.barsRunOn(s, in: frame, angle: bars, atLeast: true) { return false }
         // The line's angle against the bars' normal, folded into 0 ... pi/2.
         var off = abs(remainder(bars - atan2(dy, dx), Double.pi))
         off = min(off, Double.pi - off)

@@ -261,15 +261,16 @@ final class RequestHandler: ChannelInboundHandler {
     /// What the parser found wrong, for the person typing a request by hand (`nc` sends a bare
     /// LF where HTTP asks CR LF).
     static func refusal(_ error: Error) -> WebError {
-        guard let error = error as? HTTPParserError else { return WebError(400, "not an HTTP/1.1 request") }
-        let form: String
-        switch error {
-        case .invalidVersion: form = ": the first line is METHOD PATH HTTP/1.1, each line ending with CR LF (\\r\\n)"
-        case .invalidHeaderToken: form = ": each header is NAME: VALUE on a line ending with CR LF (\\r\\n)"
-        case .lfExpected, .strictModeAssertion, .unknown: form = ": each line ends with CR LF (\\r\\n)"
-        default: form = ""
+        let lines = "each line ending with CR LF (\\r\\n)"
+        switch error as? HTTPParserError {
+        case .invalidVersion?, .invalidMethod?: return WebError(400, "not an HTTP/1.1 request: the first line is METHOD PATH HTTP/1.1, \(lines)")
+        case .invalidHeaderToken?: return WebError(400, "not an HTTP/1.1 request: each header is NAME: VALUE, \(lines)")
+        // A bare LF after a header, by hand, leaves the parser in a state it names no better.
+        case .lfExpected?, .strictModeAssertion?, .unknown?: return WebError(400, "not an HTTP/1.1 request: \(lines)")
+        // The parser's own states (an HTTP/2 preface pauses it): nothing a client can act on.
+        case .paused?, .invalidInternalState?, nil: return WebError(400, "not an HTTP/1.1 request")
+        case let error?: return WebError(400, "not an HTTP/1.1 request: \(error.debugDescription)")
         }
-        return WebError(400, "not an HTTP/1.1 request (\(error.debugDescription))\(form)")
     }
 
     private func admit(_ h: HTTPRequestHead, _ context: ChannelHandlerContext) -> WebError? {

@@ -50,6 +50,19 @@ import Testing
         }
     }
 
+    /// An ITF cut by the frame's edge (itf-cut-by-frame.png, make-fixtures.sh): 60193558239660
+    /// with its first digits out of the frame was read as its last 8 (58239660). Its bars in
+    /// view run on past the read's to the frame's edge: a part, and nothing is read.
+    @Test func aPartOfACodeCutByTheFramesEdgeIsDropped() throws {
+        let frame = try ImageFile.load(Fixture.path("itf-cut-by-frame.png"))
+        let part = Symbol(symbology: .itf, bytes: Array("58239660".utf8),
+                          corners: [PixelPoint(x: 72, y: 235), PixelPoint(x: 324, y: 235), PixelPoint(x: 324, y: 236), PixelPoint(x: 73, y: 236)])
+        #expect(DecodePipeline().whole([part], in: frame).isEmpty)
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).isEmpty, "\(workers) workers")
+        }
+    }
+
     @Test func aReadAlongTheBarsNormalIsNotDecodedAgain() throws {
         let pure = try ImageFile.load(Fixture.path("itf.png"))
         let frame = ImagePass.bordered(pure, 60)

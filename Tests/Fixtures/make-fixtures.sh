@@ -318,6 +318,9 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # to about 2.3x (bilinear), on a 100 px white border, turned 3.0 degrees, Gaussian blur under 1 px
 # and noise of sigma 4 (a tryout's strips of ITF bars 6-15 modules tall): the first look read
 # 64795882, the last 8 of its digits, along a row that leaves the strip through its top.
+# itf-cut-by-frame.png: a tryout's image (stop 64): an ITF of 60193558239660 whose first digits lie
+# past the frame's left edge, turned a little; read as 58239660 before the bars in view that run
+# on to the frame's edge counted (ReadChecks.barsRunOn, atLeast).
 # code39-crossed-line.jpg: bench/make-devset.py OUT --seed 4343 --crossed 20, Code-39-19-crossed.jpg
 # as it is: a Code 39 of L5YPU, 1.3 px modules, a steep dark line across its Y; the `resampled`
 # pass read L5.PU on every row it took; the median of the lines across the code reads L5YPU
