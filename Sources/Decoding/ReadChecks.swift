@@ -159,7 +159,8 @@ extension DecodePipeline {
     ///   a row across another code's bars can read as a short Codabar (`C573A` out of two EAN
     ///   codes one over the other, make-misreads.py --only stacked --seed 61). Such a read is
     ///   dropped when the bars along its axis run on, without a quiet zone, past the bars its
-    ///   characters have (`BarRun.mostBars`): a part whose whole could not be read.
+    ///   characters have (`BarRun.mostBars`), to the frame's edge too (a code cut by it): a part
+    ///   whose whole could not be read.
     /// - A longer code of its kind that holds its text was read in the frame, by two engines or
     ///   confirmed, in this image or in an earlier pass's (`doubts.checked`, whether or not it was
     ///   kept there): a part that an image which cannot show the rest (glare stretched out of

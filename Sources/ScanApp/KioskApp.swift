@@ -159,9 +159,9 @@ public final class KioskApp: Sendable {
         for output in outputs where output.pendingCount > 0 {
             let n = output.pendingCount
             if let file = output.keptIn {
-                logger.notice("output \(output.name): \(n) result(s) not delivered yet are kept in \(file) for the next start")
+                logger.notice("output \(output.name): \(n) result(s) not delivered or acknowledged yet are kept in \(file) for the next start")
             } else {
-                logger.warning("output \(output.name): \(n) result(s) not delivered are lost: [outbox] directory = \"\" keeps results in memory only (set a folder to keep them across a stop)")
+                logger.warning("output \(output.name): \(n) result(s) not delivered or acknowledged are lost: [outbox] directory = \"\" keeps results in memory only (set a folder to keep them across a stop)")
             }
         }
     }

@@ -167,7 +167,7 @@ import Testing
         await daemon.stop()
         let afterRestart = daemon.goodReads // results numbered on from before the restart
         #expect(afterRestart >= 5)
-        let kept = "result(s) not delivered yet are kept in \(dir.path)/outbox-k3/mqtt.outbox for the next start"
+        let kept = "result(s) not delivered or acknowledged yet are kept in \(dir.path)/outbox-k3/mqtt.outbox for the next start"
         #expect(daemon.logText.split(separator: "\n").contains { $0.contains("output mqtt mqtt://127.0.0.1:") && $0.contains(kept) },
                 "the stop says where the results wait\n\(daemon.logText)")
         try await broker.start()
@@ -195,7 +195,7 @@ import Testing
         let daemon = try Daemon(dir: dir, broker: broker, id: "k6", pressEvery: 0.2, outbox: "")
         #expect(await Poll.until(20) { (daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 3 }, "\(daemon.statusJSON)\n\(daemon.logText)")
         await daemon.stop()
-        let lost = daemon.logText.split(separator: "\n").filter { $0.contains("output mqtt mqtt://127.0.0.1:") && $0.contains("result(s) not delivered are lost") }
+        let lost = daemon.logText.split(separator: "\n").filter { $0.contains("output mqtt mqtt://127.0.0.1:") && $0.contains("result(s) not delivered or acknowledged are lost") }
         #expect(lost.count == 1 && lost[0].contains("[outbox] directory = \"\" keeps results in memory only"), "\(daemon.logText)")
         #expect(daemon.logText.split(separator: "\n").last?.hasSuffix("scand stopped") == true, "\(daemon.logText)")
     }
