@@ -1,3 +1,5 @@
+import ScanCore
+
 /// A problem in a config file, precise enough to fix without reading code:
 /// `scand.toml:12:21: scan.alphanumeric: "later" is not allowed; use one of: immediate, confirm`.
 public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -36,11 +38,9 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
             if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += "\\x" + (hex.count < 2 ? "0" : "") + hex
-            } else if [.format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory) {
-                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
             } else { out.unicodeScalars.append(scalar) }
         }
-        return out
+        return PayloadText.invisiblesShown(out)
     }
 }
 

@@ -27,6 +27,27 @@ public enum PayloadText {
         return out
     }
 
+    /// The text with its invisible characters written as `\u{NNNN}`: format characters (a byte
+    /// order mark, a zero-width space, a direction override) and line and paragraph separators.
+    /// For the log and for messages that quote a config value: a value that looks right there is
+    /// seen not to be, and a direction override cannot turn the rest of a line around.
+    public static func invisiblesShown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isInvisible) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isInvisible(scalar) { out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// A format character or a line or paragraph separator (`invisiblesShown`).
+    public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
+    }
+
     private static func hex2(_ v: UInt32) -> String {
         let digits = Array("0123456789ABCDEF")
         return String([digits[Int(v >> 4)], digits[Int(v & 0xF)]])

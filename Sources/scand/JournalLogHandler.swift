@@ -1,4 +1,5 @@
 import Logging
+import ScanCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,15 +23,15 @@ struct JournalLogHandler: LogHandler {
     func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
              file: String, function: String, line: UInt) {
         var fields: [(String, String)] = [
-            ("MESSAGE", message.description), ("PRIORITY", "\(Self.priority(level))"), ("SYSLOG_IDENTIFIER", "scand"),
+            ("MESSAGE", PayloadText.invisiblesShown(message.description)), ("PRIORITY", "\(Self.priority(level))"), ("SYSLOG_IDENTIFIER", "scand"),
             ("SCAND_SOURCE", source), ("CODE_FILE", file), ("CODE_LINE", "\(line)"),
         ]
         for (k, v) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) {
             let name = "SCAND_" + k.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined()
-            fields.append((name, "\(v)"))
+            fields.append((name, PayloadText.invisiblesShown("\(v)")))
         }
         if !Self.send(fields) {
-            let text = "<\(Self.priority(level))>\(message)\n"
+            let text = "<\(Self.priority(level))>\(PayloadText.invisiblesShown(message.description))\n"
             _ = text.withCString { write(2, $0, strlen($0)) }
         }
     }

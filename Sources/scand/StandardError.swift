@@ -1,4 +1,5 @@
 import Logging
+import ScanCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,7 +42,9 @@ struct TerminalLogHandler: LogHandler {
         if !metadata.isEmpty {
             text += " [" + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
         }
-        return text
+        // A value from outside (a config path, a device name) with a direction override or a
+        // byte order mark in it shows as such.
+        return PayloadText.invisiblesShown(text)
     }
 
     /// The local time, to the millisecond: `2026-11-26 11:20:03.512`.

@@ -49,6 +49,24 @@ import Testing
         }
     }
 
+    /// A config value with an invisible character (a byte order mark pasted into the serial
+    /// device's path) shows as `\u{FEFF}` in the log, not as the right name.
+    @Test func theLogShowsInvisibleCharactersInAValue() async throws {
+        let dir = try Fixture.temporaryFolder("scand-invisible")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        try Self.simulatedConfig(gpio: "button = { pin = \"GPIO17\" }\n",
+                                 then: "[output.serial]\ndevice = \"\u{FEFF}\(dir.path)/ttyNONE\"\n").write(to: config, atomically: true, encoding: .utf8)
+        let logFile = dir.appendingPathComponent("stderr.log")
+        let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"], log: logFile)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+        #expect(await Poll.until { log().contains("\\u{FEFF}\(dir.path)/ttyNONE") }, "\(log())")
+        kill(process.processIdentifier, SIGTERM)
+        _ = await Poll.until { !process.isRunning }
+        #expect(!log().unicodeScalars.contains("\u{FEFF}"), "no raw byte order mark in the log")
+    }
+
     @Test func sighupWithABadConfigKeepsTheOldOneAndSigtermStopsGracefully() async throws {
         let dir = try Fixture.temporaryFolder("scand-run")
         defer { try? FileManager.default.removeItem(at: dir) }

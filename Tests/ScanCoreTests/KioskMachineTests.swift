@@ -282,6 +282,11 @@ import Testing
         #expect(PayloadText.escaped("x\u{202E}y") == "x\\u{202E}y")
     }
 
+    @Test func invisibleCharactersAreShown() {
+        #expect(PayloadText.invisiblesShown("\u{FEFF}/dev/tty\u{200B}USB0 \u{202E}txt.exe") == "\\u{FEFF}/dev/tty\\u{200B}USB0 \\u{202E}txt.exe")
+        #expect(PayloadText.invisiblesShown("Ünïcödé\ttab\nline") == "Ünïcödé\ttab\nline", "only the invisible ones")
+    }
+
     @Test func binaryIsLatin1AndLossless() {
         let bytes: [UInt8] = [0xFF, 0x00, 0x41]
         #expect(PayloadText.decode(bytes) == "\u{FF}\u{00}A")
