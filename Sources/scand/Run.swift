@@ -86,6 +86,8 @@ struct Run: AsyncParsableCommand {
             } else if let pressEvery {
                 logger.notice("simulated hardware: the button is pressed every \(pressEvery) s; Ctrl-C stops")
             }
+        } else if pressEvery != nil {
+            logger.warning("--press-every presses nothing: the config has no simulated button (hardware = \"simulated\" with [gpio] button = { pin = \"GPIO17\" })")
         }
         logger.notice("scand started", metadata: ["config": "\(config)", "camera": "\(app.cameraName)"])
         // One group: its signal service ends on SIGTERM or SIGINT, which shuts the group down

@@ -67,6 +67,22 @@ import Testing
         #expect(!log().unicodeScalars.contains("\u{FEFF}"), "no raw byte order mark in the log")
     }
 
+    /// `--press-every` with a config that has no button to press says so (a tryout: it did
+    /// nothing, silently).
+    @Test func pressEveryWithoutAButtonSaysSo() async throws {
+        let dir = try Fixture.temporaryFolder("scand-press-every")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("scand.toml")
+        try Self.simulatedConfig().write(to: config, atomically: true, encoding: .utf8)
+        let logFile = dir.appendingPathComponent("stderr.log")
+        let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"], log: logFile)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+        #expect(await Poll.until { log().contains("--press-every presses nothing: the config has no simulated button") }, "\(log())")
+        kill(process.processIdentifier, SIGTERM)
+        _ = await Poll.until { !process.isRunning }
+    }
+
     @Test func sighupWithABadConfigKeepsTheOldOneAndSigtermStopsGracefully() async throws {
         let dir = try Fixture.temporaryFolder("scand-run")
         defer { try? FileManager.default.removeItem(at: dir) }
