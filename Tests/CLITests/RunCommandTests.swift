@@ -52,35 +52,36 @@ import Testing
     /// A config value with an invisible character (a byte order mark pasted into the serial
     /// device's path) shows as `\u{FEFF}` in the log, not as the right name.
     @Test func theLogShowsInvisibleCharactersInAValue() async throws {
-        let dir = try Fixture.temporaryFolder("scand-invisible")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let config = dir.appendingPathComponent("scand.toml")
-        try Self.simulatedConfig(gpio: "button = { pin = \"GPIO17\" }\n",
-                                 then: "[output.serial]\ndevice = \"\u{FEFF}\(dir.path)/ttyNONE\"\n").write(to: config, atomically: true, encoding: .utf8)
-        let logFile = dir.appendingPathComponent("stderr.log")
-        let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"], log: logFile)
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
-        #expect(await Poll.until { log().contains("\\u{FEFF}\(dir.path)/ttyNONE") }, "\(log())")
-        kill(process.processIdentifier, SIGTERM)
-        _ = await Poll.until { !process.isRunning }
-        #expect(!log().unicodeScalars.contains("\u{FEFF}"), "no raw byte order mark in the log")
+        let log = try await Self.logUntilStopped(pressing: true) { dir in
+            "[output.serial]\ndevice = \"\u{FEFF}\(dir.path)/ttyNONE\"\n"
+        } shows: { dir in "\\u{FEFF}\(dir.path)/ttyNONE" }
+        #expect(!log.unicodeScalars.contains("\u{FEFF}"), "no raw byte order mark in the log")
     }
 
     /// `--press-every` with a config that has no button to press says so (a tryout: it did
     /// nothing, silently).
     @Test func pressEveryWithoutAButtonSaysSo() async throws {
-        let dir = try Fixture.temporaryFolder("scand-press-every")
+        _ = try await Self.logUntilStopped(pressing: false) { _ in "" } shows: { _ in
+            "--press-every presses nothing: the config has no simulated button"
+        }
+    }
+
+    /// Runs `scand run --press-every 0.3` on the simulated board (with a button when `pressing`,
+    /// and `then`'s tables), expects its log to show `shows`, stops it and returns the log.
+    static func logUntilStopped(pressing: Bool, then: (URL) -> String, shows: (URL) -> String) async throws -> String {
+        let dir = try Fixture.temporaryFolder("scand-log")
         defer { try? FileManager.default.removeItem(at: dir) }
         let config = dir.appendingPathComponent("scand.toml")
-        try Self.simulatedConfig().write(to: config, atomically: true, encoding: .utf8)
+        try simulatedConfig(gpio: pressing ? "button = { pin = \"GPIO17\" }\n" : "", then: then(dir)).write(to: config, atomically: true, encoding: .utf8)
         let logFile = dir.appendingPathComponent("stderr.log")
         let process = try ChildProcess.daemon(["run", "--config", config.path, "--no-stdin", "--press-every", "0.3"], log: logFile)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         func log() -> String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
-        #expect(await Poll.until { log().contains("--press-every presses nothing: the config has no simulated button") }, "\(log())")
+        let text = shows(dir)
+        #expect(await Poll.until { log().contains(text) }, "\(log())")
         kill(process.processIdentifier, SIGTERM)
         _ = await Poll.until { !process.isRunning }
+        return log()
     }
 
     @Test func sighupWithABadConfigKeepsTheOldOneAndSigtermStopsGracefully() async throws {
