@@ -201,6 +201,17 @@ extension DecodePipeline {
         return run > most + 3
     }
 
+    /// The bars' normal in the band a read crossed (its box, 8 pixels round): a code with short
+    /// bars (a strip a few modules tall) fills too little of the square `isWhole` looks in for
+    /// its bars to show a direction over the paper's noise there (enlarged and sharpened most of
+    /// all). Nil where the band is too small or shows none.
+    static func barAngle(inBandOf s: Symbol, in frame: GrayFrame) -> Double? {
+        let b = s.bounds
+        let band = PixelRect(x: b.x - 8, y: b.y - 8, width: b.width + 16, height: b.height + 16).clamped(width: frame.width, height: frame.height)
+        guard band.width > 16, band.height > 16 else { return nil }
+        return ImagePass.barAngle(frame.cropped(to: band))
+    }
+
     /// `whole`'s two looks at one read.
     private func isWhole(_ s: Symbol, in frame: GrayFrame) -> Bool {
         let dx = Double(s.corners[1].x - s.corners[0].x), dy = Double(s.corners[1].y - s.corners[0].y)
@@ -211,12 +222,7 @@ extension DecodePipeline {
         let rect = PixelRect(x: Int(cx) - half, y: Int(cy) - half, width: 2 * half, height: 2 * half).clamped(width: frame.width, height: frame.height)
         guard rect.width > 16, rect.height > 16 else { return true }
         let crop = frame.cropped(to: rect)
-        // A code with short bars (a strip a few modules tall) fills too little of the square
-        // for its bars to show a direction over the paper's noise there (enlarged and sharpened
-        // most of all); the band the read crossed shows it.
-        let b = s.bounds
-        let band = PixelRect(x: b.x - 8, y: b.y - 8, width: b.width + 16, height: b.height + 16).clamped(width: frame.width, height: frame.height)
-        guard let bars = ImagePass.barAngle(crop) ?? (band.width > 16 && band.height > 16 ? ImagePass.barAngle(frame.cropped(to: band)) : nil) else { return true }
+        guard let bars = ImagePass.barAngle(crop) ?? Self.barAngle(inBandOf: s, in: frame) else { return true }
         // A code cut by the frame's edge: the bars in view that run on past the read's count.
         if Self.barsRunOn(s, in: frame, angle: bars, atLeast: true) { return false }
         // The line's angle against the bars' normal, folded into 0 ... pi/2.
