@@ -90,6 +90,9 @@ public final class Outbox: Sendable {
     }
     /// Every result kept, held ones too.
     public var count: Int { state.withLock { $0.pending.count } }
+    /// How many more results `add` takes before the `reject-new` policy refuses one; nil under
+    /// `drop-oldest` (it always takes one).
+    public var room: Int? { policy == .rejectNew ? max(0, capacity - count) : nil }
     /// Results the file could not take (kept in memory and sent).
     public var notStored: Int { state.withLock { $0.notStored } }
 

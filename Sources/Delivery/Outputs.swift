@@ -21,6 +21,9 @@ public protocol ResultOutput: Sendable {
     var pendingCount: Int { get }
     /// The file that keeps them across a stop; nil where they are kept in memory only.
     var keptIn: String? { get }
+    /// How many more results it takes before it refuses one (`outbox.policy = reject-new`);
+    /// nil: it never refuses a result.
+    var room: Int? { get }
     /// Results its outbox file could not take (kept in memory and sent) and results it parked
     /// because it can never carry them.
     var counts: OutputCounts { get }
@@ -57,6 +60,7 @@ extension ResultOutput {
     public func hold(_ result: ScanResult, unixMillis: Int64) throws {}
     public var pendingCount: Int { 0 }
     public var keptIn: String? { nil }
+    public var room: Int? { nil }
     public var counts: OutputCounts { OutputCounts() }
     public func retry() throws {}
     public func acknowledge(_ seq: Int) -> Bool { false }
@@ -112,6 +116,7 @@ public final class DeliveringOutput: ResultOutput, Sendable {
 
     public var pendingCount: Int { outbox.pending.count }
     public var keptIn: String? { outbox.path }
+    public var room: Int? { outbox.room }
     public var counts: OutputCounts { OutputCounts(notStored: outbox.notStored, parked: state.withLock { $0.parked }) }
 
     public func deliver(_ result: ScanResult, unixMillis: Int64) throws {

@@ -131,6 +131,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     public var connection: String? { state.withLock { $0.connection.description } }
     public var pendingCount: Int { outbox.pending.count }
     public var keptIn: String? { outbox.path }
+    public var room: Int? { outbox.room }
     public var counts: OutputCounts {
         let (refused, dropped) = state.withLock { ($0.commandsRefused, $0.repliesDropped) }
         return OutputCounts(notStored: outbox.notStored, commandsRefused: refused, repliesDropped: dropped)

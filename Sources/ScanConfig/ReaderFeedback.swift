@@ -32,7 +32,7 @@ extension Reader {
 
     /// `[feedback.speech]`: announcements through espeak-ng.
     mutating func readSpeech(_ value: ConfigValue?, into f: inout ScandConfig.FeedbackConfig) {
-        let t = table(value, "feedback.speech", allowed: ["enabled", "voice", "rate", "volume", "say", "no_read", "camera_error",
+        let t = table(value, "feedback.speech", allowed: ["enabled", "voice", "rate", "volume", "say", "no_read", "camera_error", "outputs_full",
                                                          "deliver", "replaces_flash", "device", "wav_dir"])
         var s = ScandConfig.SpeechConfig()
         s.enabled = bool(t, "feedback.speech.enabled", default: s.enabled)
@@ -47,6 +47,7 @@ extension Reader {
         s.say = choice(t, "feedback.speech.say", default: s.say)
         s.noRead = phrase(t, "feedback.speech.no_read", default: s.noRead)
         s.cameraError = phrase(t, "feedback.speech.camera_error", default: s.cameraError)
+        s.outputsFull = phrase(t, "feedback.speech.outputs_full", default: s.outputsFull)
         s.deliver = choice(t, "feedback.speech.deliver", default: s.deliver)
         s.replacesFlash = bool(t, "feedback.speech.replaces_flash", default: s.replacesFlash)
         s.device = string(t, "feedback.speech.device", default: s.device)

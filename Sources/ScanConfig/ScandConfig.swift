@@ -215,6 +215,7 @@ public struct ScandConfig: Equatable, Sendable {
         public var say = SpokenContent.type
         public var noRead = SpeechPhrases().noRead
         public var cameraError = SpeechPhrases().cameraError
+        public var outputsFull = SpeechPhrases().outputsFull
         public var deliver = SpeechDelivery.after
         public var replacesFlash = true
         /// The ALSA PCM the voice plays on.
@@ -224,7 +225,7 @@ public struct ScandConfig: Equatable, Sendable {
 
         /// The kiosk's part: nil when speech is off.
         public var behaviour: SpeechBehaviour? { enabled ? SpeechBehaviour(deliver: deliver, replacesFlash: replacesFlash) : nil }
-        public var phrases: SpeechPhrases { SpeechPhrases(say: say, noRead: noRead, cameraError: cameraError) }
+        public var phrases: SpeechPhrases { SpeechPhrases(say: say, noRead: noRead, cameraError: cameraError, outputsFull: outputsFull) }
         public init() {}
     }
 

@@ -52,8 +52,9 @@ public struct KioskCore: Sendable {
         /// An autofocus cycle started (`took`), or the camera has no autofocus.
         case autofocusStarted(took: Bool)
         case torchFailed
-        /// Whether any output still keeps results after a delivery or a retry.
-        case outputsPending(Bool)
+        /// The outputs after a delivery or a retry: whether any still keeps results, and the room
+        /// they have for new ones.
+        case outputs(OutputsReport)
         /// A timed pattern step is due (from `takeDue`).
         case stepPatterns(Duration)
         /// The outputs' retry timer fired (from `takeDue`), or kept results wait at start.
@@ -89,9 +90,9 @@ public struct KioskCore: Sendable {
         /// announcement plays first); a `deliver` of it follows.
         case store(ScanResult)
         /// Hand the result to the outputs, then send `event` (a client that sees it finds the
-        /// result written or kept); answer `outputsPending`, later.
+        /// result written or kept); answer `outputs`, later.
         case deliver(ScanResult, event: String?)
-        /// Retry what outputs keep (answer `outputsPending`, later).
+        /// Retry what outputs keep (answer `outputs`, later).
         case retryOutputs
         /// Tell the service manager the kiosk is alive (`WATCHDOG=1`), after the output work
         /// asked for before it: a loop or an output that is stuck pings no more.
@@ -271,10 +272,10 @@ public struct KioskCore: Sendable {
             return [.log(.debug, "autofocus cycle \(autofocusCycles) started")] + event("autofocus", ["cycles": "\(autofocusCycles)"])
         case .torchFailed:
             return kiosk(.torchFailed, now: now)
-        case .outputsPending(let pending):
+        case .outputs(let report):
             changed = true
-            if pending, deadlines[.outputRetry] == nil { deadlines[.outputRetry] = now + .seconds(1) }
-            return []
+            if report.pending, deadlines[.outputRetry] == nil { deadlines[.outputRetry] = now + .seconds(1) }
+            return kiosk(.outputsRoom(report.room, through: report.through), now: now)
         case .retryOutputs:
             return [.retryOutputs]
         case .watchdogDue:
@@ -467,6 +468,23 @@ public struct KioskCore: Sendable {
 
     private func event(_ type: String, _ fields: [String: String]) -> [Action] {
         eventLine(type, fields).map { [.event($0)] } ?? []
+    }
+}
+
+/// What the outputs keep, counted after output work (a delivery, a store, a retry).
+public struct OutputsReport: Equatable, Sendable {
+    /// Whether any output still keeps results (they are retried every second).
+    public var pending: Bool
+    /// How many more results the outputs take before one refuses a result (an outbox full
+    /// under `outbox.policy = reject-new`); nil: none ever refuses.
+    public var room: Int?
+    /// The newest result the outputs had taken in (delivered or stored) when this was counted;
+    /// 0 for none.
+    public var through: Int
+    public init(pending: Bool, room: Int? = nil, through: Int = 0) {
+        self.pending = pending
+        self.room = room
+        self.through = through
     }
 }
 

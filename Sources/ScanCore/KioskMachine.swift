@@ -33,6 +33,10 @@ public enum KioskEvent: Equatable, Sendable {
     case settingsChanged(KioskSettings)
     /// The announcement `id` has been said (or could not be): results it held go out.
     case announcementEnded(id: Int)
+    /// The outputs take `room` more results before one refuses a result (an outbox full under
+    /// `outbox.policy = reject-new`; nil: none ever refuses), counted once they had taken in
+    /// every result up to number `through`.
+    case outputsRoom(Int?, through: Int)
     /// Shutting down (SIGTERM): everything off.
     case stopping
 }
@@ -133,6 +137,17 @@ public struct KioskMachine: Sendable {
     /// The announcement being said and the results waiting for its end (`speech.deliver = after`).
     private var speaking: (id: Int, held: [ScanResult])?
     private var announcements = 0
+    /// The outputs' room as last reported (nil: no limit), and the results handed to them
+    /// (delivered or stored) that the report did not count yet.
+    private var outputRoom: Int?
+    private var handedOut: [Int] = []
+
+    /// How many more results the outputs take now (nil: no limit): the last report's room less
+    /// the results handed to them since.
+    public var roomForResults: Int? { outputRoom.map { max(0, $0 - handedOut.count) } }
+    /// Whether the outputs take no new result: presses are refused and scanning waits until
+    /// kept results are delivered, so that a beep never promises a result an output refuses.
+    public var outputsFull: Bool { roomForResults == 0 }
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -155,12 +170,22 @@ public struct KioskMachine: Sendable {
         return nil
     }
 
+    /// Why a host's trigger starts no session now (the camera away, the outputs full); nil when
+    /// it starts one or joins the session that runs.
+    public var triggerRefusal: String? {
+        if case .scanning = phase { return nil }
+        guard phase != .stopped else { return nil }
+        if !camera.isAvailable { return "camera \(camera): no session started" }
+        if outputsFull { return "outputs full: no session started until kept results are delivered (outbox.policy = reject-new)" }
+        return nil
+    }
+
     public mutating func handle(_ event: KioskEvent) -> [KioskEffect] {
         if phase == .stopped || refusal(of: event) != nil { return [] }
         switch event {
         case .started:
             var effects = torchOff(force: true)
-            effects.append(.indicate(StatusIndication(camera: camera) ?? .ready))
+            effects.append(.indicate(idleIndication))
             return effects
         case .buttonPressed:
             buttonDown = true
@@ -232,6 +257,11 @@ public struct KioskMachine: Sendable {
             guard let s = speaking, s.id == id else { return [] }
             speaking = nil
             return s.held.map { .deliver($0) }
+        case .outputsRoom(let room, let through):
+            let wasFull = outputsFull
+            outputRoom = room
+            handedOut.removeAll { $0 <= through }
+            return outputsFullChanged(from: wasFull)
         case .stopping:
             var effects = cutAnnouncement() // what it held is delivered, never lost
             if case .scanning = phase { effects += [.stopCapture] }
@@ -270,6 +300,7 @@ public struct KioskMachine: Sendable {
             }
             phase = .idle
             metrics.goodReads += 1
+            handedOut.append(held.sequence)
             return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held)] + resume()
                 + [.log(.info, "result \(held.sequence) confirmed")]
         case .idle, .watching:
@@ -286,6 +317,12 @@ public struct KioskMachine: Sendable {
             guard byPress else { return effects }
             metrics.errors += 1
             return effects + [.feedback(.error)] + announce(.camera(camera)) + [.log(.warning, "press ignored: camera \(camera)")]
+        }
+        guard !outputsFull else {
+            guard byPress else { return effects }
+            metrics.errors += 1
+            return effects + [.feedback(.error)] + announce(.outputsFull)
+                + [.log(.warning, "press ignored: the outputs are full (outbox.policy = reject-new); scanning resumes once kept results are delivered")]
         }
         if phase == .watching { effects += [.cameraDuty(.idle)] }
         session += 1
@@ -338,8 +375,8 @@ public struct KioskMachine: Sendable {
     /// (presentation) or scanning again (continuous, unless paused or the camera is away).
     private mutating func resume() -> [KioskEffect] {
         guard phase == .idle else { return [] }
-        let ready: [KioskEffect] = [.indicate(StatusIndication(camera: camera) ?? .ready)]
-        guard camera.isAvailable else { return ready }
+        let ready: [KioskEffect] = [.indicate(idleIndication)]
+        guard camera.isAvailable, !outputsFull else { return ready }
         switch settings.trigger {
         case .pulse, .level: return ready
         case .presentation:
@@ -384,12 +421,23 @@ public struct KioskMachine: Sendable {
             return effects + [.feedback(.rejected), .rejected(symbol, reason: reason),
                               .log(.info, "\(symbol.symbology.rawValue) code not accepted (\(reason)); still looking")]
         }
-        // Up to `multiple` distinct codes of this frame, nearest the centre first. A repeat is
-        // decided before any feedback, count or sequence number: the session goes on.
+        // Up to `multiple` distinct codes of this frame, nearest the centre first, and no more
+        // than the outputs take. A repeat is decided before any feedback, count or sequence
+        // number: the session goes on.
+        let room = roomForResults ?? .max
+        guard room > 0 else { return effects + notTaken(symbol) }
         var batch: [Symbol] = []
-        for code in codes where batch.count < settings.multiple && settings.accept.refusal(code) == nil {
+        var left = 0
+        for code in codes where settings.accept.refusal(code) == nil {
             guard !batch.contains(where: { $0.symbology == code.symbology && $0.bytes == code.bytes }) else { continue }
+            guard batch.count < min(settings.multiple, room) else {
+                if batch.count == room, batch.count < settings.multiple { left += 1 }
+                continue
+            }
             if sameSymbol.admit(code, at: now) { batch.append(code) } else { metrics.repeatsHeldBack += 1 }
+        }
+        if left > 0 {
+            effects.append(.log(.warning, "\(left) more code(s) in this frame not taken: the outputs are full (outbox.policy = reject-new)"))
         }
         guard !batch.isEmpty else {
             let window = settings.sameSymbolTimeout
@@ -408,6 +456,7 @@ public struct KioskMachine: Sendable {
         if keepsScanning && !holds {
             metrics.goodReads += results.count
             effects += [.feedback(.goodRead, flash: flash)] + deliverAnnounced(results)
+            if outputsFull { return effects + becameFull() }
             if settings.trigger == .presentation { effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)] }
             return effects
         }
@@ -420,7 +469,49 @@ public struct KioskMachine: Sendable {
                               .log(.info, "\(result.symbol.symbology.rawValue) result \(result.sequence) held for confirmation")]
         }
         metrics.goodReads += results.count
-        return effects + deliverAnnounced(results) + resume()
+        effects += deliverAnnounced(results)
+        return effects + (outputsFull ? becameFull() : resume())
+    }
+
+    /// A code read while the outputs take no result (they filled during the session): not a
+    /// result; the session ends as one the kiosk cannot serve.
+    private mutating func notTaken(_ symbol: Symbol) -> [KioskEffect] {
+        metrics.errors += 1
+        return endSession(.error) + announce(.outputsFull)
+            + [.log(.warning, "\(symbol.symbology.rawValue) code read but not taken: the outputs are full (outbox.policy = reject-new)")]
+    }
+
+    // MARK: - Outputs full
+
+    /// The status LED between sessions: the camera's trouble first, then full outputs.
+    private var idleIndication: StatusIndication {
+        StatusIndication(camera: camera) ?? (outputsFull ? .outputsFull : .ready)
+    }
+
+    /// The outputs just became full (`from` false) or took results again.
+    private mutating func outputsFullChanged(from wasFull: Bool) -> [KioskEffect] {
+        guard outputsFull != wasFull else { return [] }
+        if outputsFull { return becameFull() }
+        return [.log(.notice, "outputs take results again: scanning resumes")] + resume()
+    }
+
+    /// No new result fits: a scanning session without a press (continuous, presentation) ends,
+    /// the kiosk stops watching, the LED shows it. A press-started session that read has ended
+    /// already; one that runs ends on its own; a held result still waits for its confirmation.
+    private mutating func becameFull() -> [KioskEffect] {
+        var effects: [KioskEffect] = [.log(.warning, "the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered")]
+        switch phase {
+        case .scanning where settings.trigger == .continuous || settings.trigger == .presentation:
+            effects += endSession(nil)
+        case .watching:
+            phase = .idle
+            effects += [.cameraDuty(.idle)] + resume()
+        case .idle:
+            effects += resume()
+        default:
+            break
+        }
+        return effects
     }
 
     private mutating func timerFired(_ timer: KioskTimer) -> [KioskEffect] {
@@ -466,7 +557,7 @@ public struct KioskMachine: Sendable {
         }
         if case .awaitingConfirmation = phase { return effects }
         if state.isAvailable, phase == .idle { return effects + resume() }
-        return effects + [.indicate(StatusIndication(camera: state) ?? .ready)]
+        return effects + [.indicate(idleIndication)]
     }
 
     private mutating func settingsChanged(_ new: KioskSettings) -> [KioskEffect] {
@@ -496,6 +587,7 @@ public struct KioskMachine: Sendable {
 
     /// Results out now, or (speech on, `deliver = after`) when their announcement ends.
     private mutating func deliverAnnounced(_ results: [ScanResult]) -> [KioskEffect] {
+        handedOut += results.map(\.sequence) // delivered or stored: in the outputs either way
         guard let speech = settings.speech else { return results.map { .deliver($0) } }
         if speech.deliver == .after { return announce(.read(results.map(\.symbol)), holding: results) }
         return announce(.read(results.map(\.symbol))) + results.map { .deliver($0) }

@@ -170,6 +170,9 @@ public enum StatusIndication: String, Sendable, Equatable, CaseIterable {
     case cameraInUse = "camera-in-use"
     case cameraPermissionDenied = "camera-permission-denied"
     case cameraDisconnected = "camera-disconnected"
+    /// The outputs take no new result (`outbox.policy = reject-new`, an outbox full): presses
+    /// are refused until kept results are delivered.
+    case outputsFull = "outputs-full"
 
     /// The indication for a camera that is not available, or nil when it is.
     public init?(camera: CameraState) {
@@ -192,7 +195,8 @@ public struct KioskMetrics: Equatable, Sendable {
     public var goodReads = 0
     /// Sessions that ended without a code: timed out or cancelled.
     public var closedWithoutScan = 0
-    /// Presses refused or sessions broken because the camera was unavailable.
+    /// Presses refused or sessions broken because the camera was unavailable or the outputs
+    /// were full.
     public var errors = 0
     /// Times the torch was switched on.
     public var torchOn = 0

@@ -69,6 +69,7 @@ public struct FeedbackPatterns: Sendable {
             .cameraInUse: .pulses(3, on: .milliseconds(150), off: .milliseconds(150), period: .seconds(2)),
             .cameraPermissionDenied: .pulses(4, on: .milliseconds(150), off: .milliseconds(150), period: .seconds(2)),
             .cameraDisconnected: .pulses(1, on: .milliseconds(50), off: .zero, period: .milliseconds(250)),
+            .outputsFull: .pulses(2, on: .milliseconds(500), off: .milliseconds(250), period: .seconds(2)),
         ]
     )
 }

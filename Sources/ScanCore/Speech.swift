@@ -8,13 +8,16 @@ public enum Announcement: Equatable, Sendable {
     /// The camera cannot serve: gone, busy, not permitted (a press refused, or a running kiosk
     /// interrupted).
     case camera(CameraState)
+    /// A press refused because the outputs take no new result.
+    case outputsFull
 
-    /// A short name for events: `read`, `no-read`, `camera`.
+    /// A short name for events: `read`, `no-read`, `camera`, `outputs-full`.
     public var kind: String {
         switch self {
         case .read: return "read"
         case .noRead: return "no-read"
         case .camera: return "camera"
+        case .outputsFull: return "outputs-full"
         }
     }
 }
@@ -54,13 +57,15 @@ public struct SpeechPhrases: Equatable, Sendable {
     public var say: SpokenContent = .type
     public var noRead = "No code found"
     public var cameraError = "The scanner cannot see. Please ask for help."
+    public var outputsFull = "The scanner cannot send codes now. Please ask for help."
     /// The longest result read out in full; a longer one is named by its kind.
     public static let longestSpoken = 24
 
-    public init(say: SpokenContent = .type, noRead: String? = nil, cameraError: String? = nil) {
+    public init(say: SpokenContent = .type, noRead: String? = nil, cameraError: String? = nil, outputsFull: String? = nil) {
         self.say = say
         if let noRead { self.noRead = noRead }
         if let cameraError { self.cameraError = cameraError }
+        if let outputsFull { self.outputsFull = outputsFull }
     }
 
     /// The sentence for `announcement`.
@@ -68,6 +73,7 @@ public struct SpeechPhrases: Equatable, Sendable {
         switch announcement {
         case .noRead: return noRead
         case .camera: return cameraError
+        case .outputsFull: return outputsFull
         case .read(let symbols): return symbols.map(sentence).joined(separator: ". ")
         }
     }

@@ -31,6 +31,8 @@ public final class KioskDriver {
     /// core asks, so that neither a stuck loop nor a stuck output pings.
     public var onWatchdog: (@Sendable () -> Void)?
     private var now = Duration.zero
+    /// The newest result handed to the outputs (on the output queue), for their reports.
+    private let taken = Locked(0)
     /// What went wrong in the current input's hardware calls (for host answers).
     private var failures: [String] = []
 
@@ -59,6 +61,7 @@ public final class KioskDriver {
 
     /// Outputs to their initial state, the camera opened; kept results go out first.
     public func start(now: Duration) {
+        run(.outputs(outputsReport()), now: now) // outboxes kept full from the last run refuse at once
         run(.start, now: now)
         if outputs.contains(where: { $0.pendingCount > 0 }) { run(.retryOutputs, now: now) }
     }
@@ -103,12 +106,11 @@ public final class KioskDriver {
         failures = []
         switch command {
         case .trigger:
-            // With the camera unavailable a trigger starts no session (it is counted as an error
-            // and beeps as one): the host is told so, not OK.
-            let scanning = if case .scanning = core.machine.phase { true } else { false }
-            let camera = core.machine.camera
+            // With the camera unavailable or the outputs full a trigger starts no session (it is
+            // counted as an error and beeps as one): the host is told so, not OK.
+            let refusal = core.machine.triggerRefusal
             run(.kiosk(.hostTrigger(from: door)), now: now)
-            guard camera.isAvailable || scanning else { return HostCommandError("TRIGGER", "camera \(camera): no session started").answer }
+            if let refusal { return HostCommandError("TRIGGER", refusal).answer }
             return "OK TRIGGER"
         case .stop: run(.kiosk(.hostStop), now: now); return "OK STOP"
         case .torch(let mode):
@@ -121,8 +123,11 @@ public final class KioskDriver {
         case .status: return "OK STATUS " + status.json
         case .version, .set: return nil
         case .ack(let seq):
-            return outputs.map({ $0.acknowledge(seq) }).contains(true)
-                ? "OK ACK \(seq)" : HostCommandError("ACK", "no result \(seq) waits for an acknowledgement").answer
+            guard outputs.map({ $0.acknowledge(seq) }).contains(true) else {
+                return HostCommandError("ACK", "no result \(seq) waits for an acknowledgement").answer
+            }
+            run(.outputs(outputsReport()), now: now) // its room is free now (full outputs take presses again)
+            return "OK ACK \(seq)"
         }
     }
 
@@ -136,7 +141,7 @@ public final class KioskDriver {
                            metrics: machine.metrics, framesDecoded: core.framesDecoded,
                            framesDropped: hardware.camera.droppedFrames, cameraReconnects: core.supervisor.reconnects,
                            decodeSeconds: core.decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,
-                           pendingResults: outputs.reduce(0) { $0 + $1.pendingCount },
+                           pendingResults: outputs.reduce(0) { $0 + $1.pendingCount }, outputsFull: machine.outputsFull,
                            outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
                            connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: core.guidance,
                            viewport: tuning.viewport, focus: core.machine.settings.focusInEffect, autofocusCycles: core.autofocusCycles,
@@ -243,7 +248,7 @@ public final class KioskDriver {
             hardware.speaker?.cutShort()
             return []
         case .deliver(let result, let event):
-            let (outputs, logger, onEvent) = (self.outputs, self.logger, self.onEvent)
+            let (outputs, logger, onEvent, taken) = (self.outputs, self.logger, self.onEvent, self.taken)
             return onOutputQueue {
                 let millis = Self.unixMillis()
                 for output in outputs {
@@ -251,11 +256,12 @@ public final class KioskDriver {
                         logger.error("output \(output.name): \(error)")
                     }
                 }
+                taken.withLock { $0 = max($0, result.sequence) }
                 if let event { onEvent?(event) }
             }
         case .store(let result):
             // On the output queue like every write: before the `deliver` that follows it.
-            let (outputs, logger) = (self.outputs, self.logger)
+            let (outputs, logger, taken) = (self.outputs, self.logger, self.taken)
             let work: @Sendable () -> Void = {
                 let millis = Self.unixMillis()
                 for output in outputs {
@@ -263,6 +269,7 @@ public final class KioskDriver {
                         logger.error("output \(output.name): result \(result.sequence) not stored before its announcement: \(error)")
                     }
                 }
+                taken.withLock { $0 = max($0, result.sequence) }
             }
             if let queue = outputQueue { queue.async(execute: work) } else { work() }
             return []
@@ -294,18 +301,30 @@ public final class KioskDriver {
         }
     }
 
-    /// Runs output `work` where outputs are written, answering whether results are still kept.
+    /// Runs output `work` where outputs are written, answering with what they keep after it.
     private func onOutputQueue(_ work: @escaping @Sendable () -> Void) -> [Answer] {
-        let outputs = self.outputs
         guard let queue = outputQueue, let report = onOutputs else {
             work()
-            return [.later(.outputsPending(outputs.contains { $0.pendingCount > 0 }))]
+            return [.later(.outputs(outputsReport()))]
         }
+        let counted = outputsReport
         queue.async {
             work()
-            report(.outputsPending(outputs.contains { $0.pendingCount > 0 }))
+            report(.outputs(counted()))
         }
         return []
+    }
+
+    /// What the outputs keep now, and the newest result they took in (on the output queue:
+    /// after the work that came before).
+    private var outputsReport: @Sendable () -> OutputsReport {
+        let (outputs, taken) = (self.outputs, self.taken)
+        return {
+            // `through` first: a result the output queue takes meanwhile is then counted as not
+            // yet taken, and its room stays taken (never the other way round).
+            let through = taken.withLock { $0 }
+            return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: outputs.compactMap(\.room).min(), through: through)
+        }
     }
 
     // MARK: - Names

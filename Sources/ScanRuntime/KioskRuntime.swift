@@ -65,6 +65,9 @@ public struct KioskStatus: Sendable, Equatable {
     public var duplicatesSuppressed: Int
     /// Results waiting in output outboxes.
     public var pendingResults: Int
+    /// Whether the outputs take no new result (`outbox.policy = reject-new`, an outbox full):
+    /// presses are refused until kept results are delivered.
+    public var outputsFull = false
     /// Results an outbox file could not take (kept in memory and sent) and results parked
     /// because an output can never carry them, over all outputs.
     public var outputCounts = OutputCounts()
@@ -96,7 +99,7 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"focus\":\(JSONText.string(focus)),\"autofocusCycles\":\(autofocusCycles),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
-            + "\"pendingResults\":\(pendingResults),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
+            + "\"pendingResults\":\(pendingResults),\"outputsFull\":\(outputsFull),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
             + ",\"commandsRefused\":\(outputCounts.commandsRefused),\"repliesDropped\":\(outputCounts.repliesDropped)"
             + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
             + ",\"decoding\":" + decoding.json

@@ -32,6 +32,7 @@ public enum MetricsFile {
         metric("camera_reconnects_total", "counter", "Times the camera came back after being lost.", "\(s.cameraReconnects)")
         metric("duplicates_suppressed_total", "counter", "Reads of a code held back: seen again before it was out of view for the same-symbol time.", "\(s.duplicatesSuppressed)")
         metric("pending_results", "gauge", "Results waiting in output outboxes.", "\(s.pendingResults)")
+        metric("outputs_full", "gauge", "1 while the outputs take no new result (outbox.policy = reject-new, an outbox full): presses are refused.", s.outputsFull ? "1" : "0")
         metric("results_not_stored_total", "counter", "Results an outbox file could not take (kept in memory and sent).", "\(s.outputCounts.notStored)")
         metric("results_parked_total", "counter", "Results an output can never carry (e.g. untypable on the HID layout), set aside.", "\(s.outputCounts.parked)")
         metric("commands_refused_total", "counter", "Host commands from the MQTT broker answered ERR busy and not run (over 10 a second, or too many waiting).", "\(s.outputCounts.commandsRefused)")

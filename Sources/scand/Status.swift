@@ -28,7 +28,7 @@ struct Status: ParsableCommand {
 
     static let fields = ["camera", "cameraDetail", "torch", "torchMode", "phase", "presses", "goodReads", "closedWithoutScan", "errors",
                          "torchOn", "torchAutoOn", "confirmationsExpired", "focus", "autofocusCycles", "framesDecoded", "framesDropped", "cameraReconnects",
-                         "decodeSeconds", "duplicatesSuppressed", "pendingResults", "resultsNotStored", "resultsParked",
+                         "decodeSeconds", "duplicatesSuppressed", "pendingResults", "outputsFull", "resultsNotStored", "resultsParked",
                          "commandsRefused", "repliesDropped"]
 
     func run() throws {
@@ -56,6 +56,7 @@ struct Status: ParsableCommand {
             switch object[key] {
             case .string(let s): print("\(key): \(PayloadText.escaped(s))")
             case .number(let n): print("\(key): \(n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n))")
+            case .bool(let b): print("\(key): \(b)")
             default: continue
             }
         }

@@ -39,11 +39,11 @@ import Testing
     }
 
     /// A daemon on simulated hardware showing a QR code, its serial port a pty held here, its
-    /// results acknowledged (`ack = true`), with a setup page.
+    /// results acknowledged (`ack = true`), with a setup page; `outbox`: more lines of `[outbox]`.
     final class Daemon {
         let dir: URL, host: PseudoTerminal, process: Process, port: UInt16, log: URL
 
-        init(torch: Bool) throws {
+        init(torch: Bool, outbox: String = "") throws {
             dir = try Fixture.temporaryFolder("scand-protocol")
             host = try PseudoTerminal()
             port = try SetupPageTests.freePort()
@@ -64,6 +64,7 @@ import Testing
                 ack = true
                 [outbox]
                 directory = "\(dir.path)"
+                \(outbox)
                 [control]
                 socket = "\(dir.path)/control.sock"
                 [web]
@@ -156,6 +157,7 @@ import Testing
         let elsewhere = [
             "ERR TORCH: <mode>: <reason>": "a torch line that fails (KioskDriver tests)",
             "ERR TRIGGER: camera <state>: no session started": "a camera gone (KioskRuntimeTests)",
+            "ERR TRIGGER: outputs full: no session started until kept results are delivered (outbox.policy = reject-new)": "OutputsFullDaemonTests",
             "ERR <COMMAND>: busy: more than 10 commands a second; not run": "MQTT's rate (MQTTFloodTests)",
             "ERR <COMMAND>: busy: too many commands waiting; not run": "MQTT's full queue (MQTTFloodTests)",
             "ERR <COMMAND>: not answered here": "no working daemon gives it",

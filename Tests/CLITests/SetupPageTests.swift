@@ -456,6 +456,7 @@ import Glibc
         let rows = object["status"] as? [String] ?? []
         #expect(rows.contains("torchunavailable") && rows.contains("torch modeon"), "\(rows)")
         #expect(rows.contains("focusauto-on-press"), "the focus in effect is shown: \(rows)")
+        #expect(rows.contains("results waiting0"), "\(rows)")
         // Before any read the decoding table has its header and the no-reads.
         #expect(object["decoding"] as? [[String]] == [["symbology", "reads", "median", "refused"], ["no read", "0", "—", ""]], "\(report)")
         let answer = try Self.post(daemon.port, "/api/command", Array("TORCH ON".utf8))

@@ -186,12 +186,12 @@ import Testing
     /// second while any output keeps them.
     @Test func timersAndRetriesAreDueInOrder() {
         var core = Self.core()
-        _ = core.handle(.outputsPending(true), now: .zero)
+        _ = core.handle(.outputs(OutputsReport(pending: true)), now: .zero)
         #expect(core.nextDeadline == .seconds(1))
         #expect(core.takeDue(now: .milliseconds(999)) == nil)
         #expect(core.takeDue(now: .seconds(1)) == .retryOutputs)
         #expect(core.handle(.retryOutputs, now: .seconds(1)) == [.retryOutputs])
-        _ = core.handle(.outputsPending(false), now: .seconds(1))
+        _ = core.handle(.outputs(OutputsReport(pending: false)), now: .seconds(1))
         #expect(core.nextDeadline == nil)
     }
 

@@ -1,0 +1,135 @@
+import ScanCore
+import Testing
+
+/// Outputs that take no new result (`outbox.policy = reject-new`, an outbox full): the kiosk
+/// never beeps a good read for a result an output would refuse. Presses are refused with the
+/// error beep, scanning without a press waits, and all resume once the outputs have room.
+@Suite struct OutputsFullTests {
+    static let ean = Symbol(symbology: .ean13, text: "5901234123457")
+    static let qr = Symbol(symbology: .qrCode, text: "https://example.org")
+    static let code128 = Symbol(symbology: .code128, text: "ABC-123")
+    static let fullWarning = KioskEffect.log(.warning, "the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered")
+    static let refused = KioskEffect.log(.warning, "press ignored: the outputs are full (outbox.policy = reject-new); scanning resumes once kept results are delivered")
+    static let roomAgain = KioskEffect.log(.notice, "outputs take results again: scanning resumes")
+
+    func machine(_ configure: (inout KioskSettings) -> Void = { _ in }) -> KioskMachine {
+        var s = KioskSettings()
+        s.sessionTimeout = .seconds(5)
+        s.sameSymbolTimeout = .seconds(2)
+        configure(&s)
+        var m = KioskMachine(settings: s)
+        _ = m.handle(.started)
+        _ = m.handle(.cameraChanged(.available))
+        return m
+    }
+
+    @Test func aPressWhileTheOutputsAreFullIsRefusedWithTheErrorBeep() {
+        var m = machine()
+        #expect(m.handle(.outputsRoom(1, through: 0)).isEmpty)
+        _ = m.handle(.buttonPressed)
+        // The last result that fits: the good read, then the LED shows the outputs full.
+        let read = m.handle(.decoded(session: 1, symbols: [Self.ean]))
+        #expect(read.contains(.feedback(.goodRead)) && read.contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean))))
+        #expect(Array(read.suffix(2)) == [Self.fullWarning, .indicate(.outputsFull)], "\(read)")
+        #expect(m.outputsFull && m.roomForResults == 0)
+        // The next press starts nothing: no torch, no capture, no good-read beep.
+        #expect(m.handle(.buttonPressed) == [.feedback(.error), Self.refused])
+        #expect(m.phase == .idle && m.metrics.errors == 1 && m.metrics.goodReads == 1)
+        #expect(m.triggerRefusal == "outputs full: no session started until kept results are delivered (outbox.policy = reject-new)")
+        #expect(m.handle(.hostTrigger(from: .host)) == [.feedback(.error), Self.refused])
+        // The output delivered what it kept: room again.
+        #expect(m.handle(.outputsRoom(1, through: 1)) == [Self.roomAgain, .indicate(.ready)])
+        #expect(m.triggerRefusal == nil)
+        #expect(m.handle(.buttonPressed).contains(.startCapture(session: 2)))
+    }
+
+    /// A report counted before the kiosk's last results reached the outputs does not free their
+    /// room: the kiosk counts what it handed out since (`through`).
+    @Test func aReportOlderThanTheLastResultsKeepsTheirRoomTaken() {
+        var m = machine()
+        _ = m.handle(.outputsRoom(2, through: 0))
+        for session in 1...2 {
+            _ = m.handle(.buttonPressed)
+            _ = m.handle(.decoded(session: session, symbols: [session == 1 ? Self.ean : Self.qr]))
+        }
+        #expect(m.outputsFull)
+        // Counted after result 1 only: result 2 takes the one place it reports.
+        #expect(m.handle(.outputsRoom(1, through: 1)).isEmpty)
+        #expect(m.outputsFull)
+        #expect(m.handle(.outputsRoom(1, through: 2)) == [Self.roomAgain, .indicate(.ready)])
+        #expect(m.roomForResults == 1)
+        // No limit (drop-oldest, or no outbox): never full.
+        _ = m.handle(.outputsRoom(nil, through: 2))
+        #expect(m.roomForResults == nil && !m.outputsFull)
+    }
+
+    /// Continuous mode stops scanning on the read that fills the outputs, and starts again by
+    /// itself once they have room.
+    @Test func continuousScanningWaitsWhileTheOutputsAreFull() {
+        var m = machine { $0.trigger = .continuous }
+        _ = m.handle(.outputsRoom(1, through: 0))
+        let read = m.handle(.decoded(session: 1, symbols: [Self.ean]))
+        #expect(read.contains(.deliver(ScanResult(sequence: 1, session: 1, symbol: Self.ean))))
+        #expect(Array(read.suffix(4)) == [Self.fullWarning, .stopCapture, .setTorch(on: false), .indicate(.outputsFull)], "\(read)")
+        #expect(m.phase == .idle)
+        #expect(m.handle(.decoded(session: 1, symbols: [Self.qr])).isEmpty)
+        let resumed = m.handle(.outputsRoom(1, through: 1))
+        #expect(resumed.first == Self.roomAgain && resumed.contains(.startCapture(session: 2)), "\(resumed)")
+    }
+
+    /// Presentation mode stops watching while full: a new code presented is not read.
+    @Test func presentationStopsWatchingWhileTheOutputsAreFull() {
+        var m = machine { $0.trigger = .presentation }
+        #expect(m.phase == .watching)
+        #expect(m.handle(.outputsRoom(0, through: 0)) == [Self.fullWarning, .cameraDuty(.idle), .indicate(.outputsFull)])
+        #expect(m.handle(.sceneChanged).isEmpty && m.phase == .idle)
+        #expect(m.handle(.outputsRoom(3, through: 0)) == [Self.roomAgain, .cameraDuty(.watch), .indicate(.ready)])
+        #expect(m.phase == .watching)
+    }
+
+    /// Several codes in a frame: only as many as fit become results; the others are not taken
+    /// (never marked as sent, so they are read again later).
+    @Test func aFrameWithMoreCodesThanRoomDeliversWhatFits() {
+        var m = machine { $0.multiple = 3 }
+        _ = m.handle(.outputsRoom(2, through: 0))
+        _ = m.handle(.buttonPressed)
+        let read = m.handle(.decoded(session: 1, symbols: [Self.ean, Self.qr, Self.code128]))
+        let delivered = read.compactMap { effect -> String? in if case .deliver(let r) = effect { r.symbol.text } else { nil } }
+        #expect(delivered == [Self.ean.text, Self.qr.text])
+        #expect(read.contains(.log(.warning, "1 more code(s) in this frame not taken: the outputs are full (outbox.policy = reject-new)")))
+        #expect(m.metrics.goodReads == 2 && m.outputsFull)
+    }
+
+    /// A read in a session the outputs filled during (a late report): no good read, no result.
+    @Test func aReadAfterTheOutputsFilledIsNotAResult() {
+        var m = machine()
+        _ = m.handle(.buttonPressed)
+        #expect(m.handle(.outputsRoom(0, through: 0)) == [Self.fullWarning])
+        let read = m.handle(.decoded(session: 1, symbols: [Self.ean]))
+        #expect(!read.contains(.feedback(.goodRead)) && read.contains(.feedback(.error)), "\(read)")
+        #expect(!read.contains { if case .deliver = $0 { true } else { false } })
+        #expect(read.last == .log(.warning, "EAN-13 code read but not taken: the outputs are full (outbox.policy = reject-new)"))
+        #expect(m.phase == .idle && m.metrics.goodReads == 0 && m.metrics.errors == 1)
+    }
+
+    /// A result stored for its announcement (`speech.deliver = after`) takes its place at once.
+    @Test func aResultHeldForItsAnnouncementTakesItsPlace() {
+        var m = machine { $0.speech = SpeechBehaviour(deliver: .after) }
+        _ = m.handle(.outputsRoom(1, through: 0))
+        _ = m.handle(.buttonPressed)
+        let read = m.handle(.decoded(session: 1, symbols: [Self.ean]))
+        #expect(read.contains(.store(ScanResult(sequence: 1, session: 1, symbol: Self.ean))))
+        #expect(m.outputsFull)
+        // The refused press says why, aloud.
+        let press = m.handle(.buttonPressed)
+        #expect(press.contains { if case .announce(_, .outputsFull) = $0 { true } else { false } } && press.contains(.feedback(.error)), "\(press)")
+    }
+
+    /// The camera's trouble shows first; full outputs show once the camera is back.
+    @Test func theCameraStateShowsBeforeFullOutputs() {
+        var m = machine()
+        _ = m.handle(.outputsRoom(0, through: 0))
+        #expect(m.handle(.cameraChanged(.disconnected)).last == .indicate(.cameraDisconnected))
+        #expect(m.handle(.cameraChanged(.available)).last == .indicate(.outputsFull))
+    }
+}
