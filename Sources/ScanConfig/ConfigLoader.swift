@@ -88,7 +88,10 @@ public enum ConfigLoader {
         reader.overrides = overridden
         reader.knownVoice = knownVoice
         let config = reader.read(root)
-        if !reader.errors.isEmpty { throw ConfigErrors(errors: reader.errors) }
+        // In the file's order (a person fixes them top to bottom); those of no line after them,
+        // each group in the order found.
+        let ordered = reader.errors.enumerated().sorted { ($0.element.line ?? .max, $0.offset) < ($1.element.line ?? .max, $1.offset) }
+        if !ordered.isEmpty { throw ConfigErrors(errors: ordered.map(\.element)) }
         return config
     }
 

@@ -272,7 +272,8 @@ struct Reader {
             var offset: Int?
             var pinName = ""
             switch pinValue {
-            case .int(let n): offset = n; pinName = "\(n)"
+            case .int(let n) where n >= 0: offset = n; pinName = "\(n)"
+            case .int(let n): fail("\(key).pin", "\(n) is not a line offset (0 or more), nor a pin name (\"GPIO17\")")
             case .string(let s):
                 pinName = s
                 offset = board.pins[s] ?? (board.name == "simulated" ? Int(s.drop { !$0.isNumber }) : nil)
@@ -285,6 +286,12 @@ struct Reader {
             var line = ScandConfig.Line(chip: string(t, "\(key).chip", default: board.chip), offset: offset, pin: pinName)
             line.activeLow = bool(t, "\(key).active_low", default: role == "button")
             line.bias = choice(t, "\(key).bias", default: role == "button" ? .pullUp : .asIs)
+            // One line, one role: the button read on the torch's line, or the LED driven on the
+            // buzzer's, would fail to open at start (the line is busy) or fight on the pin.
+            if let (other, _) = c.lines.first(where: { $0.value.chip == line.chip && $0.value.offset == line.offset }) {
+                fail("\(key).pin", "\(pinName) is line \(offset) of \(line.chip), which gpio.\(other) already uses; give each role a line of its own")
+                continue
+            }
             c.lines[role] = line
         }
         c.kiosk.hasTorch = c.lines["torch"] != nil

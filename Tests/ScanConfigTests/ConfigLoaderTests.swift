@@ -266,6 +266,24 @@ import Testing
         #expect(e.contains { $0.contains("gpio.torch.pin: \"GPIO99\" is not a pin of board raspberry-pi-4") })
     }
 
+    /// Problems come in the file's order, whatever order they are checked in (a tryout: they
+    /// came section by section as the reader went).
+    @Test func problemsComeInTheFilesOrder() {
+        let e = errors("[outbox]\npolicy = \"drop-newest\"\n[output.serial]\nformat = \"xml\"\n[camera]\nfps = 0\n[scan]\nviewprt = 1\n")
+        #expect(e.count == 4 && e.map { $0.split(separator: ":")[1] } == ["2", "4", "6", "8"], "\(e)")
+    }
+
+    /// Two roles on one line (a tryout's finding: check-config passed it, and the daemon failed
+    /// at start with the line busy), by name or by offset, and a negative offset.
+    @Test func aLineServesOneRole() {
+        let clash = errors("[gpio]\nbutton = { pin = \"GPIO17\" }\ntorch = { pin = \"GPIO22\" }\nstatus_led = { pin = 17 }\n")
+        #expect(clash == ["test.toml:4: gpio.status_led.pin: 17 is line 17 of pinctrl-bcm2711, which gpio.button already uses; give each role a line of its own"], "\(clash)")
+        #expect(errors("[gpio]\nbuzzer = { pin = \"GPIO22\" }\ntorch = { pin = \"GPIO22\" }\n").contains { $0.hasSuffix("gpio.buzzer.pin: GPIO22 is line 22 of pinctrl-bcm2711, which gpio.torch already uses; give each role a line of its own") })
+        // The same offset on another chip is another line.
+        #expect(errors("[gpio]\nbutton = { pin = 5 }\ntorch = { pin = 5, chip = \"gpiochip1\" }\n").isEmpty)
+        #expect(errors("[gpio]\ntorch = { pin = -1 }\n").contains { $0.hasSuffix("gpio.torch.pin: -1 is not a line offset (0 or more), nor a pin name (\"GPIO17\")") })
+    }
+
     @Test func viewportIsValidated() {
         #expect(errors("[scan]\nviewport = [0.5, 0.5, 0.9, 0.2]\n").contains("test.toml:2: scan.viewport: x + width and y + height must be at most 1"))
         #expect(errors("[scan]\nviewport = [0.5, 0.5]\n").contains { $0.contains("must be [x, y, width, height]") })
