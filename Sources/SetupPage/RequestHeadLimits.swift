@@ -21,12 +21,14 @@ public struct RequestHeadLimits: Sendable {
         case bodyTooLarge(Int)
         case chunkedBody
         case badLength
+        /// A POST or PUT without Content-Length: its body would be read as the next request.
+        case lengthRequired
 
         public var status: Int {
             switch self {
             case .lineTooLong, .tooManyHeaders, .headTooLarge: 431
             case .bodyTooLarge: 413
-            case .chunkedBody: 411
+            case .chunkedBody, .lengthRequired: 411
             case .badLength: 400
             }
         }
@@ -39,6 +41,7 @@ public struct RequestHeadLimits: Sendable {
             case .bodyTooLarge(let n): "body of \(n) bytes; at most \(RequestHeadLimits.maxBody)"
             case .chunkedBody: "a chunked body is not taken; send Content-Length"
             case .badLength: "Content-Length is not one whole number"
+            case .lengthRequired: "a POST or PUT needs Content-Length (0 for none): send the command as its body, e.g. curl --data TRIGGER URL"
             }
         }
     }
@@ -76,6 +79,8 @@ public struct RequestHeadLimits: Sendable {
     private var length: Int?
     private var lengthBad = false
     private var chunked = false
+    /// The request line's first bytes (enough for its method).
+    private var method: [UInt8] = []
 
     public init() {}
 
@@ -127,7 +132,10 @@ public struct RequestHeadLimits: Sendable {
     }
 
     private mutating func keep(_ byte: UInt8) {
-        guard started else { return }
+        guard started else {
+            if method.count < 5 { method.append(byte) }
+            return
+        }
         if prefix.count < Self.prefixKeep {
             prefix.append(byte >= 65 && byte <= 90 ? byte + 32 : byte)
         } else {
@@ -150,7 +158,7 @@ public struct RequestHeadLimits: Sendable {
         }
         if !started {
             // Empty lines before a request line are skipped (RFC 9112 2.2).
-            if line > 0 { started = true }
+            if line > 0 { started = true } else { method = [] }
             return .hold
         }
         if line > 0 {
@@ -162,6 +170,8 @@ public struct RequestHeadLimits: Sendable {
         // The head is whole.
         if chunked { return refuse(.chunkedBody) }
         if lengthBad { return refuse(.badLength) }
+        if length == nil, method.starts(with: Array("POST ".utf8)) || method.starts(with: Array("PUT ".utf8)) { return refuse(.lengthRequired) }
+        method = []
         let body = length ?? 0
         if body > Self.maxBody { return refuse(.bodyTooLarge(body)) }
         started = false

@@ -303,6 +303,11 @@ import Glibc
             #expect(bareLF.status == 400 && bareLF.text.contains("CR LF (\\r\\n)") && !bareLF.text.contains("invalid HTTP version"),
                     "\(request.debugDescription): \(bareLF.status) \(bareLF.text)")
         }
+        // A command POSTed without Content-Length is told to send one (not "empty command", its
+        // body then read as a second request).
+        let noLength = try SetupPageTests.http(port: d.port, "POST /api/command HTTP/1.1\r\nHost: localhost:\(d.port)\r\n\r\nTRIGGER\r\n")
+        #expect(noLength.status == 411 && noLength.text.contains("needs Content-Length") && noLength.text.contains("curl --data TRIGGER"),
+                "\(noLength.status) \(noLength.text)")
         // An HTTP/2 client is told no parser state.
         let h2 = try SetupPageTests.http(port: d.port, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
         #expect(h2.status == 400 && h2.text == "ERR 400: not an HTTP/1.1 request\n", "\(h2.status) \(h2.text)")

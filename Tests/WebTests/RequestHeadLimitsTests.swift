@@ -61,6 +61,13 @@ import Testing
         #expect(Self.feed("POST / HTTP/1.1\r\nContent-Length: 4097\r\n\r\n").refusal == .bodyTooLarge(4097))
         #expect(Self.feed("POST / HTTP/1.1\r\ncontent-length:  4096 \r\n\r\n").refusal == nil)
         #expect(Self.feed("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").refusal == .chunkedBody)
+        // A POST or PUT without Content-Length (a tryout: its body was read as a second request,
+        // after an "empty command"); other methods need none, and requests after one keep theirs.
+        #expect(Self.feed("POST /api/command HTTP/1.1\r\nHost: x\r\n\r\nTRIGGER").refusal == .lengthRequired)
+        #expect(Self.feed("\r\nPUT /x HTTP/1.1\r\n\r\n").refusal == .lengthRequired)
+        #expect(Self.feed("GET / HTTP/1.1\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /api/status HTTP/1.1\r\n\r\n").refusal == nil)
+        #expect(Self.feed("GET /POST HTTP/1.1\r\n\r\n").refusal == nil)
+        #expect(RequestHeadLimits.Refusal.lengthRequired.status == 411)
         for bad in ["-1", "1e3", "", "99999999999", "5, 6", "0x10"] {
             #expect(Self.feed("POST / HTTP/1.1\r\nContent-Length: \(bad)\r\n\r\n").refusal == .badLength, "\(bad)")
         }
