@@ -143,11 +143,13 @@ public struct KioskMachine: Sendable {
     private var handedOut: [Int] = []
 
     /// How many more results the outputs take now (nil: no limit): the last report's room less
-    /// the results handed to them since.
+    /// the results handed to them since. A read is a result only while there is room.
     public var roomForResults: Int? { outputRoom.map { max(0, $0 - handedOut.count) } }
-    /// Whether the outputs take no new result: presses are refused and scanning waits until
-    /// kept results are delivered, so that a beep never promises a result an output refuses.
-    public var outputsFull: Bool { roomForResults == 0 }
+    /// Whether the outputs said they take no new result: presses are refused and scanning
+    /// waits until kept results are delivered, so that a beep never promises a result an output
+    /// refuses. (Room taken only by results not yet reported on is not full: the outputs
+    /// usually send them at once; reads wait for the report meanwhile.)
+    public var outputsFull: Bool { outputRoom == 0 }
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -425,7 +427,12 @@ public struct KioskMachine: Sendable {
         // than the outputs take. A repeat is decided before any feedback, count or sequence
         // number: the session goes on.
         let room = roomForResults ?? .max
-        guard room > 0 else { return effects + notTaken(symbol) }
+        guard room > 0 else {
+            if outputsFull { return effects + notTaken(symbol) }
+            // The room is taken by results the outputs have not reported on yet: read again
+            // once they have.
+            return effects + [.log(.debug, "\(symbol.symbology.rawValue) read while the outputs take in the last result; read again once they report room")]
+        }
         var batch: [Symbol] = []
         var left = 0
         for code in codes where settings.accept.refusal(code) == nil {
@@ -456,7 +463,6 @@ public struct KioskMachine: Sendable {
         if keepsScanning && !holds {
             metrics.goodReads += results.count
             effects += [.feedback(.goodRead, flash: flash)] + deliverAnnounced(results)
-            if outputsFull { return effects + becameFull() }
             if settings.trigger == .presentation { effects += [.startTimer(.presentationIdle, after: settings.presentationIdle)] }
             return effects
         }
@@ -469,8 +475,7 @@ public struct KioskMachine: Sendable {
                               .log(.info, "\(result.symbol.symbology.rawValue) result \(result.sequence) held for confirmation")]
         }
         metrics.goodReads += results.count
-        effects += deliverAnnounced(results)
-        return effects + (outputsFull ? becameFull() : resume())
+        return effects + deliverAnnounced(results) + resume()
     }
 
     /// A code read while the outputs take no result (they filled during the session): not a
@@ -492,12 +497,13 @@ public struct KioskMachine: Sendable {
     private mutating func outputsFullChanged(from wasFull: Bool) -> [KioskEffect] {
         guard outputsFull != wasFull else { return [] }
         if outputsFull { return becameFull() }
-        return [.log(.notice, "outputs take results again: scanning resumes")] + resume()
+        return [.log(.notice, "the outputs take results again")] + resume()
     }
 
-    /// No new result fits: a scanning session without a press (continuous, presentation) ends,
-    /// the kiosk stops watching, the LED shows it. A press-started session that read has ended
-    /// already; one that runs ends on its own; a held result still waits for its confirmation.
+    /// The outputs said no new result fits: a scanning session without a press (continuous,
+    /// presentation) ends, the kiosk stops watching, the LED shows it. A press-started session
+    /// goes on to its end (a read then is refused); a held result still waits for its
+    /// confirmation.
     private mutating func becameFull() -> [KioskEffect] {
         var effects: [KioskEffect] = [.log(.warning, "the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered")]
         switch phase {

@@ -33,6 +33,8 @@ public final class KioskDriver {
     private var now = Duration.zero
     /// The newest result handed to the outputs (on the output queue), for their reports.
     private let taken = Locked(0)
+    /// The outputs whose outboxes were full at the last report.
+    private let fullOutputs = Locked<Set<String>>([])
     /// What went wrong in the current input's hardware calls (for host answers).
     private var failures: [String] = []
 
@@ -317,13 +319,21 @@ public final class KioskDriver {
 
     /// What the outputs keep now, and the newest result they took in (on the output queue:
     /// after the work that came before).
+    /// An output whose outbox becomes full is named in the log (the kiosk's own line says only
+    /// that the outputs are full).
     private var outputsReport: @Sendable () -> OutputsReport {
-        let (outputs, taken) = (self.outputs, self.taken)
+        let (outputs, taken, full, logger) = (self.outputs, self.taken, self.fullOutputs, self.logger)
         return {
             // `through` first: a result the output queue takes meanwhile is then counted as not
             // yet taken, and its room stays taken (never the other way round).
             let through = taken.withLock { $0 }
-            return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: outputs.compactMap(\.room).min(), through: through)
+            let rooms = outputs.map(\.room)
+            let nowFull = Set(zip(outputs, rooms).filter { $0.1 == 0 }.map { $0.0.name })
+            for name in full.withLock({ f in defer { f = nowFull }; return nowFull.subtracting(f) }).sorted() {
+                let kept = outputs.first { $0.name == name }?.pendingCount ?? 0
+                logger.warning("output \(name): its outbox is full: \(kept) result(s) not delivered or acknowledged yet (outbox.capacity; outbox.policy = reject-new)")
+            }
+            return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: rooms.compactMap { $0 }.min(), through: through)
         }
     }
 
