@@ -130,7 +130,7 @@ public struct Board {
                     case .pullUp: bias = .pullUp
                     case .pullDown: bias = .pullDown
                     }
-                    return LineSettings(chip: l.chip, offset: UInt32(l.offset), activeLow: l.activeLow, bias: bias)
+                    return LineSettings(chip: l.chip, offset: UInt32(exactly: l.offset) ?? .max, activeLow: l.activeLow, bias: bias)
                 }
             }
             // A line that cannot be had (held by another program, no such chip) is reported and

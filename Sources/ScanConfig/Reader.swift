@@ -272,8 +272,8 @@ struct Reader {
             var offset: Int?
             var pinName = ""
             switch pinValue {
-            case .int(let n) where n >= 0: offset = n; pinName = "\(n)"
-            case .int(let n): fail("\(key).pin", "\(n) is not a line offset (0 or more), nor a pin name (\"GPIO17\")")
+            case .int(let n) where ScandConfig.lineOffsets.contains(n): offset = n; pinName = "\(n)"
+            case .int(let n): fail("\(key).pin", "\(n) is not a line offset (0 to 65535), nor a pin name (\"GPIO17\")")
             case .string(let s):
                 pinName = s
                 offset = board.pins[s] ?? (board.name == "simulated" ? Int(s.drop { !$0.isNumber }) : nil)
@@ -286,13 +286,20 @@ struct Reader {
             var line = ScandConfig.Line(chip: string(t, "\(key).chip", default: board.chip), offset: offset, pin: pinName)
             line.activeLow = bool(t, "\(key).active_low", default: role == "button")
             line.bias = choice(t, "\(key).bias", default: role == "button" ? .pullUp : .asIs)
-            // One line, one role: the button read on the torch's line, or the LED driven on the
-            // buzzer's, would fail to open at start (the line is busy) or fight on the pin.
-            if let (other, _) = c.lines.first(where: { $0.value.chip == line.chip && $0.value.offset == line.offset }) {
-                fail("\(key).pin", "\(pinName) is line \(offset) of \(line.chip), which gpio.\(other) already uses; give each role a line of its own")
-                continue
-            }
             c.lines[role] = line
+        }
+        // One line, one role: the button read on the torch's line, or the LED driven on the
+        // buzzer's, would fail to open at start (the line is busy) or fight on the pin. The role
+        // later in the file is the one named.
+        var placed: [(role: String, line: ScandConfig.Line)] = []
+        for role in c.lines.keys.sorted(by: { (lines.line(of: "gpio.\($0)") ?? .max, $0) < (lines.line(of: "gpio.\($1)") ?? .max, $1) }) {
+            let line = c.lines[role]!
+            if let other = placed.first(where: { ScandConfig.sameChip($0.line.chip, line.chip) && $0.line.offset == line.offset }) {
+                fail("gpio.\(role).pin", "\(line.pin) is line \(line.offset) of \(line.chip), which gpio.\(other.role) already uses; give each role a line of its own")
+                c.lines[role] = nil
+            } else {
+                placed.append((role, line))
+            }
         }
         c.kiosk.hasTorch = c.lines["torch"] != nil
 
@@ -412,7 +419,7 @@ struct Reader {
             let chip = sub.string(t, "chip", default: "gpiochip0")
             var pins: [String: Int] = [:]
             for (pin, value) in sub.table(t["pins"], "pins", allowed: nil) {
-                if case .int(let n) = value { pins[pin] = n } else { sub.fail("pins.\(pin)", "must be a line offset") }
+                if case .int(let n) = value, ScandConfig.lineOffsets.contains(n) { pins[pin] = n } else { sub.fail("pins.\(pin)", "must be a line offset, 0 to 65535") }
             }
             errors += sub.errors
             return Board(name: name, chip: chip, pins: pins)

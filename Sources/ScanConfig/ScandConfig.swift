@@ -235,6 +235,21 @@ public struct ScandConfig: Equatable, Sendable {
 
     /// The line roles scand knows.
     public static let lineRoles = ["button", "torch", "buzzer", "status_led"]
+    /// A GPIO chip's line offsets (the kernel counts a chip's lines in 16 bits).
+    public static let lineOffsets = 0...65535
+
+    /// Whether two `chip` values name one chip as far as the config tells: the same text, or
+    /// the same number (`0`, `gpiochip0`, `/dev/gpiochip0`). A label and a number are told
+    /// apart only on the board, where the second line's open fails as busy.
+    public static func sameChip(_ a: String, _ b: String) -> Bool {
+        func number(_ s: String) -> Int? {
+            let name = s.hasPrefix("/dev/") ? String(s.dropFirst(5)) : s
+            return Int(name.hasPrefix("gpiochip") ? String(name.dropFirst(8)) : name)
+        }
+        if a == b { return true }
+        guard let x = number(a), let y = number(b) else { return false }
+        return x == y
+    }
 }
 
 extension ScandConfig {

@@ -274,14 +274,20 @@ import Testing
     }
 
     /// Two roles on one line (a tryout's finding: check-config passed it, and the daemon failed
-    /// at start with the line busy), by name or by offset, and a negative offset.
+    /// at start with the line busy), by name or by offset, the later one in the file named; a
+    /// negative offset and one past what a chip counts.
     @Test func aLineServesOneRole() {
         let clash = errors("[gpio]\nbutton = { pin = \"GPIO17\" }\ntorch = { pin = \"GPIO22\" }\nstatus_led = { pin = 17 }\n")
         #expect(clash == ["test.toml:4: gpio.status_led.pin: 17 is line 17 of pinctrl-bcm2711, which gpio.button already uses; give each role a line of its own"], "\(clash)")
-        #expect(errors("[gpio]\nbuzzer = { pin = \"GPIO22\" }\ntorch = { pin = \"GPIO22\" }\n").contains { $0.hasSuffix("gpio.buzzer.pin: GPIO22 is line 22 of pinctrl-bcm2711, which gpio.torch already uses; give each role a line of its own") })
+        #expect(errors("[gpio]\nbuzzer = { pin = \"GPIO22\" }\ntorch = { pin = \"GPIO22\" }\n").contains { $0.hasSuffix("gpio.torch.pin: GPIO22 is line 22 of pinctrl-bcm2711, which gpio.buzzer already uses; give each role a line of its own") })
         // The same offset on another chip is another line.
         #expect(errors("[gpio]\nbutton = { pin = 5 }\ntorch = { pin = 5, chip = \"gpiochip1\" }\n").isEmpty)
-        #expect(errors("[gpio]\ntorch = { pin = -1 }\n").contains { $0.hasSuffix("gpio.torch.pin: -1 is not a line offset (0 or more), nor a pin name (\"GPIO17\")") })
+        // One chip by number, name or path.
+        #expect(errors("[gpio]\nbutton = { pin = 5, chip = \"gpiochip1\" }\ntorch = { pin = 5, chip = \"/dev/gpiochip1\" }\n").contains { $0.hasSuffix("gpio.torch.pin: 5 is line 5 of /dev/gpiochip1, which gpio.button already uses; give each role a line of its own") })
+        #expect(errors("[gpio]\nbutton = { pin = 5, chip = \"1\" }\ntorch = { pin = 5, chip = \"gpiochip1\" }\n").count == 1)
+        #expect(errors("[gpio]\ntorch = { pin = -1 }\n").contains { $0.hasSuffix("gpio.torch.pin: -1 is not a line offset (0 to 65535), nor a pin name (\"GPIO17\")") })
+        // Past what a chip counts (a tryout: 4294967313 passed, and the daemon trapped at start).
+        #expect(errors("[gpio]\ntorch = { pin = 4294967313 }\n").contains { $0.hasSuffix("gpio.torch.pin: 4294967313 is not a line offset (0 to 65535), nor a pin name (\"GPIO17\")") })
     }
 
     @Test func viewportIsValidated() {
