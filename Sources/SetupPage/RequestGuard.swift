@@ -33,6 +33,8 @@ final class RequestGuard: ChannelDuplexHandler {
     /// Requests released whole and not answered yet.
     private var outstanding = 0
     private var discarding = false
+    /// A refusal written once the requests before it are answered (pipelined: answers in order).
+    private var refusalAfter: (status: Int, text: String)?
     private var timer: Scheduled<Void>?
     private var timerIsIdle = false
 
@@ -90,6 +92,16 @@ final class RequestGuard: ChannelDuplexHandler {
             }
         }
         if let refusal {
+            // The whole requests before the refused one are answered first, in order; then the
+            // refusal, and the connection ends.
+            if releaseEnd > 0 {
+                var before = held ?? context.channel.allocator.buffer(capacity: releaseEnd)
+                var part = buffer.readSlice(length: releaseEnd)!
+                before.writeBuffer(&part)
+                held = nil
+                outstanding += completed
+                context.fireChannelRead(wrapInboundOut(before))
+            }
             refuse(context, status: refusal.status, text: "ERR \(refusal.status): \(refusal.reason)")
             return
         }
@@ -128,6 +140,11 @@ final class RequestGuard: ChannelDuplexHandler {
             discard()
         case .answered:
             outstanding = max(0, outstanding - 1)
+            if outstanding == 0, let refusal = refusalAfter {
+                refusalAfter = nil
+                cancelTimer()
+                writeRefusal(context, status: refusal.status, text: refusal.text)
+            }
             // The requests waiting behind the answered one go to the parser first.
             take(context)
             if outstanding == 0 && !limits.isMidRequest && !discarding { arm(context, idle: true) }
@@ -161,9 +178,17 @@ final class RequestGuard: ChannelDuplexHandler {
     private func refuse(_ context: ChannelHandlerContext, status: Int, text: String) {
         discard()
         guard outstanding == 0 else {
-            context.close(promise: nil) // an answer is being written: no second one into it
+            // Answers are being written: the refusal follows the last of them, if they leave
+            // within the request deadline (a client that does not read them is closed).
+            refusalAfter = (status, text)
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            timer = context.eventLoop.assumeIsolated().scheduleTask(in: SetupServer.requestDeadline) { bound.value.close(promise: nil) }
             return
         }
+        writeRefusal(context, status: status, text: text)
+    }
+
+    private func writeRefusal(_ context: ChannelHandlerContext, status: Int, text: String) {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: SetupServer.rawAnswer(status, text)))).assumeIsolated()
             .whenComplete { _ in closeAfterAnswer(bound.value) }

@@ -479,6 +479,42 @@ import Glibc
         #expect((try? SetupPageTests.get(d.port, "/api/status"))?.status == 200)
     }
 
+    /// A request the guard refuses (no Content-Length, a header over the limit, a body too
+    /// large) behind pipelined ones: those before it are answered, in order, and carried out,
+    /// then the refusal (a tryout: the refusal alone came back, and a TRIGGER before a header
+    /// of 9,000 bytes ran unanswered, so that a client would send it again).
+    @Test func aRefusalComesAfterTheAnswersBeforeIt() async throws {
+        let d = try Daemon()
+        #expect(await d.ready(), "\(d.logText)")
+        let version = "POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Content-Length: 7\r\n\r\nVERSION"
+        let refused = [
+            ("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))\r\n", "HTTP/1.1 411"),
+            ("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Content-Length: 9999\r\n\r\n", "HTTP/1.1 413"),
+            ("GET /x HTTP/1.1\r\n\(Self.host(d.port))X-Long: \(String(repeating: "a", count: 9000))\r\n\r\n", "HTTP/1.1 431"),
+        ]
+        for (bad, status) in refused {
+            for split in [false, true] {
+                guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); continue }
+                let first = "GET /api/status HTTP/1.1\r\n\(Self.host(d.port))\r\n" + version
+                // In one write, or the refused one after the answers have begun to leave.
+                if split {
+                    _ = await Self.sendAll(fd, Array(first.utf8), seconds: 2)
+                    try await Task.sleep(for: .milliseconds(200))
+                    _ = await Self.sendAll(fd, Array(bad.utf8), seconds: 2)
+                } else {
+                    _ = await Self.sendAll(fd, Array((first + bad).utf8), seconds: 2)
+                }
+                let answers = await Self.answer(fd, within: 10)
+                close(fd)
+                let statusAt = answers.range(of: "HTTP/1.1 200")?.lowerBound, versionAt = answers.range(of: "OK VERSION")?.lowerBound
+                let refusalAt = answers.range(of: status)?.lowerBound
+                #expect(statusAt != nil && versionAt != nil && refusalAt != nil && statusAt! < versionAt! && versionAt! < refusalAt!,
+                        "\(status), split \(split): \(answers.prefix(600))")
+            }
+        }
+        #expect((try? SetupPageTests.get(d.port, "/api/status"))?.status == 200)
+    }
+
     /// SIGTERM while snapshots are being made, with an MQTT output (whose goodbye to the broker
     /// keeps the stop going while the snapshots' decodes end): every answer's promise is
     /// completed before the event loops shut down (a tryout: "Cannot schedule tasks on an
