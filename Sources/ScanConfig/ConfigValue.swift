@@ -7,7 +7,7 @@ public indirect enum ConfigValue: Equatable, Sendable {
         switch self {
         case .string: return "a string"
         case .int: return "an integer"
-        case .double: return "a number"
+        case .double: return "a decimal number"
         case .bool: return "true or false"
         case .datetime: return "a date or time"
         case .array: return "an array"

@@ -41,7 +41,7 @@ public struct RequestHeadLimits: Sendable {
             case .bodyTooLarge(let n): "body of \(n) bytes; at most \(RequestHeadLimits.maxBody)"
             case .chunkedBody: "a chunked body is not taken; send Content-Length"
             case .badLength: "Content-Length is not one whole number"
-            case .lengthRequired: "a POST or PUT needs Content-Length (0 for none): send the command as its body, e.g. curl --data TRIGGER URL"
+            case .lengthRequired: "a POST or PUT needs Content-Length (0 for no body), as curl --data sends it"
             }
         }
     }
@@ -189,7 +189,11 @@ public struct RequestHeadLimits: Sendable {
             chunked = true // any transfer coding: only Content-Length bodies are taken
             return
         }
-        guard prefix.starts(with: cl) else { return }
+        guard prefix.starts(with: cl) else {
+            // `Content-Length : 4`: no header name has a space before its colon (RFC 9112 5.1).
+            if prefix.starts(with: cl.dropLast()), let next = prefix.dropFirst(cl.count - 1).first, next == 32 || next == 9 { lengthBad = true }
+            return
+        }
         var value = prefix[cl.count...]
         while let f = value.first, f == 32 || f == 9 { value.removeFirst() }
         while let l = value.last, l == 32 || l == 9 { value.removeLast() }

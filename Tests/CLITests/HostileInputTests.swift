@@ -108,7 +108,7 @@ import Testing
             ("SET output.serial.gs1=hri", "ERR SET: output.serial.gs1 is not set while running"),
             ("SET output.stdout.gs1=human", "ERR SET: output.stdout.gs1: \"human\" is not allowed; use one of: raw, hri"),
             ("SET scan.session_timeout_ms=abc", "ERR SET: scan.session_timeout_ms: must be an integer, not a string"),
-            ("SET scan.session_timeout_ms=1e3", "ERR SET: scan.session_timeout_ms: must be an integer, not a number"),
+            ("SET scan.session_timeout_ms=1e3", "ERR SET: scan.session_timeout_ms: must be an integer, not a decimal number"),
             ("SET scan.nothing=1", "ERR SET: unknown key scan.nothing; known keys here: "),
             ("SET decoding.engines=[\"zbar\"]", "ERR SET: decoding.engines: scan.symbologies: Aztec, DataMatrix, PDF417 are read by no configured engine"),
             (String(repeating: "é", count: 86), "ERR LINE: only printable ASCII is accepted"),

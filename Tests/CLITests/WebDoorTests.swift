@@ -306,7 +306,7 @@ import Glibc
         // A command POSTed without Content-Length is told to send one (not "empty command", its
         // body then read as a second request).
         let noLength = try SetupPageTests.http(port: d.port, "POST /api/command HTTP/1.1\r\nHost: localhost:\(d.port)\r\n\r\nTRIGGER\r\n")
-        #expect(noLength.status == 411 && noLength.text.contains("needs Content-Length") && noLength.text.contains("curl --data TRIGGER"),
+        #expect(noLength.status == 411 && noLength.text.contains("needs Content-Length") && noLength.text.contains("curl --data"),
                 "\(noLength.status) \(noLength.text)")
         // An HTTP/2 client is told no parser state.
         let h2 = try SetupPageTests.http(port: d.port, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")

@@ -97,7 +97,7 @@ import Testing
         #expect(e.contains("test.toml:3: feedback.good_read.flash: has 17 steps; at most 16"))
         #expect(e.contains("test.toml:5: feedback.no_read.beep: must be an array of on/off milliseconds ([80] or [60, 60, 60]), or [] (none), not a string"))
         #expect(e.contains("test.toml:7: feedback.scanning.led: must be on/off milliseconds in pairs ([150, 150]), or [1] (steady on) or [0] (off)"))
-        #expect(e.contains("test.toml:9: feedback.camera_in_use.led: must be whole milliseconds, not a number"))
+        #expect(e.contains("test.toml:9: feedback.camera_in_use.led: must be whole milliseconds, not a decimal number"))
         #expect(e.contains { $0.hasPrefix("test.toml:10: feedback.goodread: unknown") }, "\(e)")
     }
 

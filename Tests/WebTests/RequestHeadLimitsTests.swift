@@ -68,6 +68,7 @@ import Testing
         #expect(Self.feed("GET / HTTP/1.1\r\n\r\nPOST / HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /api/status HTTP/1.1\r\n\r\n").refusal == nil)
         #expect(Self.feed("GET /POST HTTP/1.1\r\n\r\n").refusal == nil)
         #expect(RequestHeadLimits.Refusal.lengthRequired.status == 411)
+        #expect(Self.feed("POST / HTTP/1.1\r\nContent-Length : 4\r\n\r\nBEEP").refusal == .badLength, "a space before the colon")
         for bad in ["-1", "1e3", "", "99999999999", "5, 6", "0x10"] {
             #expect(Self.feed("POST / HTTP/1.1\r\nContent-Length: \(bad)\r\n\r\n").refusal == .badLength, "\(bad)")
         }
