@@ -29,8 +29,9 @@ public final class Outbox: Sendable {
 
     /// What became of a new result.
     public struct Added: Sendable {
-        /// The entry the capacity policy dropped to make room.
-        public var dropped: Entry?
+        /// The entries the capacity policy dropped to make room, oldest first (more than one
+        /// where the outbox held more than `capacity`: a capacity lowered since they were kept).
+        public var dropped: [Entry] = []
         /// Why the file did not take it (it is pending in memory all the same).
         public var notStored: String?
     }
@@ -113,13 +114,13 @@ public final class Outbox: Sendable {
                                         hint: "policy reject-new: the pending results go first")
                 }
                 added.dropped = state.withLock { s in
-                    let first = s.pending.removeFirst()
-                    s.held.remove(first.seq)
-                    return first
+                    let gone = Array(s.pending.prefix(s.pending.count - capacity + 1))
+                    s.pending.removeFirst(gone.count)
+                    for e in gone { s.held.remove(e.seq) }
+                    return gone
                 }
             }
-            var text = "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
-            if let dropped = added.dropped { text = "X \(dropped.seq)\n" + text }
+            let text = added.dropped.map { "X \($0.seq)\n" }.joined() + "P \(entry.seq) \(PayloadText.base64(entry.bytes))\n"
             if let problem = append(text, sync: true) {
                 added.notStored = problem
                 state.withLock { $0.notStored += 1 }

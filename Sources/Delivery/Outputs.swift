@@ -181,7 +181,7 @@ extension Outbox {
         if let problem = added.notStored {
             logger.error("output \(name): result \(entry.seq) not stored in the outbox (\(problem)); kept in memory and sent")
         }
-        if let dropped = added.dropped {
+        for dropped in added.dropped {
             logger.error("output \(name): outbox full, the oldest pending result \(dropped.seq) was dropped")
         }
     }

@@ -40,14 +40,26 @@ func temporaryPath() -> String {
     @Test func capacityPolicies() throws {
         let drop = try Outbox(path: nil, capacity: 2, policy: .dropOldest)
         try drop.add(.init(seq: 1, bytes: [1])); try drop.add(.init(seq: 2, bytes: [2]))
-        #expect(try drop.add(.init(seq: 3, bytes: [3])).dropped?.seq == 1)
+        #expect(try drop.add(.init(seq: 3, bytes: [3])).dropped.map(\.seq) == [1])
         #expect(drop.pending.map(\.seq) == [2, 3])
+        #expect(drop.room == nil)
+        // Kept under a larger capacity (a tryout: 3 results kept, capacity lowered to 1, and
+        // every new result dropped only one): the oldest make way down to the capacity.
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let big = try Outbox(path: path, capacity: 3)
+        for seq in 1...3 { try big.add(.init(seq: seq, bytes: [UInt8(seq)])) }
+        let small = try Outbox(path: path, capacity: 1)
+        #expect(try small.add(.init(seq: 4, bytes: [4])).dropped.map(\.seq) == [1, 2, 3])
+        #expect(small.pending.map(\.seq) == [4])
+        #expect(try Outbox(path: path, capacity: 1).pending.map(\.seq) == [4], "the drops are in the file")
         let reject = try Outbox(path: nil, capacity: 1, policy: .rejectNew)
         try reject.add(.init(seq: 1, bytes: [1]))
         #expect { try reject.add(.init(seq: 2, bytes: [2])) } throws: { e in
             (e as? HardwareError).map { $0.kind == .busy && "\($0)".hasPrefix("outbox full (1 results pending): result 2 refused") } == true
         }
         #expect(reject.pending.map(\.seq) == [1])
+        #expect(reject.room == 0)
     }
 
     @Test func ackModeKeepsAResultUntilTheHostAcknowledgesIt() throws {
