@@ -86,12 +86,12 @@ public actor LiveConfig {
             // next start would refuse the file).
             _ = try Board.loadConfig(path: path, overrides: overrides)
             let new = try Board.loadConfig(path: path, overrides: overrides + session.map(\.item))
-            let restart = new.startOnly != startedWith
+            let restart = startedWith.startOnlyChanges(to: new)
             await apply(new)
             let kept = session.isEmpty ? "" : " (this run's SETs kept: " + session.map(\.item).joined(separator: ", ") + ")"
             logger.notice("config reloaded from \(path)\(kept)")
-            if restart {
-                logger.warning("config: changes outside \(ScandConfig.runtimeKeys.joined(separator: ", ")) take effect at the next start")
+            if !restart.isEmpty {
+                logger.warning("config: \(restart.joined(separator: ", ")) changed: that takes effect at the next start (systemctl restart scand); a reload applies \(ScandConfig.runtimeKeys.joined(separator: ", "))")
             }
         } catch {
             logger.error("config reload rejected, keeping the running config: \(error.errors.map(\.description).joined(separator: "; "))")

@@ -284,6 +284,25 @@ extension ScandConfig {
         c.sameSymbolTimeout = defaults.sameSymbolTimeout
         return c
     }
+
+    /// The keys and tables whose start-only settings differ in `other` (for the reload's
+    /// warning: `[outbox]`, `[camera]`, `log_level`), in the file's usual order.
+    public func startOnlyChanges(to other: ScandConfig) -> [String] {
+        let (a, b) = (startOnly, other.startOnly)
+        let fields: [(String, Bool)] = [
+            ("hardware", a.hardware != b.hardware), ("log_level", a.logLevel != b.logLevel), ("[camera]", a.camera != b.camera),
+            ("button.debounce_ms", a.debounce != b.debounce), ("[buzzer]", a.buzzerPWM != b.buzzerPWM || a.buzzerHz != b.buzzerHz),
+            ("[gpio]", a.lines != b.lines), ("[output.serial]", a.serial != b.serial), ("[output.stdout]", a.stdout != b.stdout),
+            ("[output.hid]", a.hid != b.hid), ("[output.mqtt]", a.mqtt != b.mqtt),
+            ("[outbox]", a.outboxDirectory != b.outboxDirectory || a.outboxCapacity != b.outboxCapacity || a.outboxPolicy != b.outboxPolicy),
+            ("[metrics]", a.metricsFile != b.metricsFile), ("[events]", a.eventSocket != b.eventSocket), ("[status]", a.statusFile != b.statusFile),
+            ("[control]", a.controlSocket != b.controlSocket), ("[web]", a.webListen != b.webListen || a.webToken != b.webToken),
+            ("[log]", a.logPayloads != b.logPayloads), ("[feedback]", a.feedback != b.feedback),
+        ]
+        let named = fields.filter(\.1).map(\.0)
+        // Anything else that differs (a table added since) is still said.
+        return named.isEmpty && a != b ? ["other start-only keys"] : named
+    }
 }
 
 /// A broker address: `mqtt://host[:port]` (1883) or `mqtts://host[:port]` (8883, TLS).

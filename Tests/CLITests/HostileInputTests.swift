@@ -190,6 +190,12 @@ import Testing
         try (good + "\n[scan]\nsession_timeout_ms = 6000\n").write(to: file, atomically: true, encoding: .utf8)
         kill(d.process.processIdentifier, SIGHUP)
         #expect(await d.logged("(this run's SETs kept: scan.session_timeout_ms=4000)"), "\(d.logText)")
+        #expect(!d.logText.contains("takes effect at the next start"), "only runtime keys changed")
+        // A start-only change is named (a tryout: `outbox.policy` changed by a reload was not).
+        try (good.replacingOccurrences(of: "[outbox]\n", with: "[outbox]\npolicy = \"reject-new\"\n") + "\n[scan]\nsession_timeout_ms = 6000\n")
+            .write(to: file, atomically: true, encoding: .utf8)
+        kill(d.process.processIdentifier, SIGHUP)
+        #expect(await d.logged("config: [outbox] changed: that takes effect at the next start (systemctl restart scand); a reload applies scan, "), "\(d.logText)")
     }
 
     @Test func outOfDescriptorsTheEventSocketDoesNotSpin() async throws {
