@@ -298,7 +298,7 @@ public struct KioskMachine: Sendable {
                 // session, and the held result is discarded as one not confirmed in time.
                 metrics.confirmationsExpired += 1
                 return [.log(.notice, "result \(held.sequence) discarded: not confirmed before a TRIGGER (\(source.rawValue)) started a new session")]
-                    + startSession(byPress: true)
+                    + startSession(byPress: true, from: source)
             }
             phase = .idle
             metrics.goodReads += 1
@@ -307,24 +307,26 @@ public struct KioskMachine: Sendable {
                 + [.log(.info, "result \(held.sequence) confirmed")]
         case .idle, .watching:
             paused = false
-            return startSession(byPress: true)
+            return startSession(byPress: true, from: source)
         }
     }
 
-    private mutating func startSession(byPress: Bool = false) -> [KioskEffect] {
+    /// `from`: where the press came from, for the log of one that starts nothing.
+    private mutating func startSession(byPress: Bool = false, from source: PressSource = .button) -> [KioskEffect] {
+        let press = source == .button ? "press" : "trigger (\(source.rawValue))"
         var effects: [KioskEffect] = []
         if case .awaitingConfirmation = phase { effects += [.cancelTimer(.confirmation)] }
         guard camera.isAvailable else {
             phase = .idle
             guard byPress else { return effects }
             metrics.errors += 1
-            return effects + [.feedback(.error)] + announce(.camera(camera)) + [.log(.warning, "press ignored: camera \(camera)")]
+            return effects + [.feedback(.error)] + announce(.camera(camera)) + [.log(.warning, "\(press) ignored: camera \(camera)")]
         }
         guard !outputsFull else {
             guard byPress else { return effects }
             metrics.errors += 1
             return effects + [.feedback(.error)] + announce(.outputsFull)
-                + [.log(.warning, "press ignored: the outputs are full (outbox.policy = reject-new); scanning resumes once kept results are delivered")]
+                + [.log(.warning, "\(press) ignored: the outputs are full (outbox.policy = reject-new); presses are taken again once kept results are delivered")]
         }
         if phase == .watching { effects += [.cameraDuty(.idle)] }
         session += 1

@@ -9,7 +9,7 @@ import Testing
     static let qr = Symbol(symbology: .qrCode, text: "https://example.org")
     static let code128 = Symbol(symbology: .code128, text: "ABC-123")
     static let fullWarning = KioskEffect.log(.warning, "the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered")
-    static let refused = KioskEffect.log(.warning, "press ignored: the outputs are full (outbox.policy = reject-new); scanning resumes once kept results are delivered")
+    static let refused = KioskEffect.log(.warning, "press ignored: the outputs are full (outbox.policy = reject-new); presses are taken again once kept results are delivered")
     static let roomAgain = KioskEffect.log(.notice, "the outputs take results again")
 
     func machine(_ configure: (inout KioskSettings) -> Void = { _ in }) -> KioskMachine {
@@ -38,7 +38,7 @@ import Testing
         #expect(m.handle(.buttonPressed) == [.feedback(.error), Self.refused])
         #expect(m.phase == .idle && m.metrics.errors == 1 && m.metrics.goodReads == 1)
         #expect(m.triggerRefusal == "outputs full: no session started until kept results are delivered (outbox.policy = reject-new)")
-        #expect(m.handle(.hostTrigger(from: .host)) == [.feedback(.error), Self.refused])
+        #expect(m.handle(.hostTrigger(from: .host)) == [.feedback(.error), .log(.warning, "trigger (host) ignored: the outputs are full (outbox.policy = reject-new); presses are taken again once kept results are delivered")])
         // The output delivered what it kept: room again.
         #expect(m.handle(.outputsRoom(1, through: 1)) == [Self.roomAgain, .indicate(.ready)])
         #expect(m.triggerRefusal == nil)
