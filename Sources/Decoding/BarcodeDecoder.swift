@@ -12,6 +12,10 @@ public protocol BarcodeDecoder: Sendable {
     /// Every code found inside `viewport` of `frame`, with corners in frame coordinates.
     /// Codes outside the viewport are never returned. Empty payloads are dropped.
     func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol]
+    /// `s`'s code looked for again in `frame` (a crop around it, resampled or not, in the
+    /// orientation it was read in), for a second opinion: an engine may look only for its kind
+    /// and along its bars. Whatever else it finds is no matter.
+    func decodeAgain(_ frame: GrayFrame, as s: Symbol) -> [Symbol]
 }
 
 /// A decoder whose work on a frame comes in two parts: a first look, cheap enough for every
@@ -48,6 +52,18 @@ public struct FirstLook: @unchecked Sendable {
 extension BarcodeDecoder {
     /// Decodes the whole frame.
     public func decode(_ frame: GrayFrame) -> [Symbol] { decode(frame, viewport: .full) }
+    public func decodeAgain(_ frame: GrayFrame, as s: Symbol) -> [Symbol] { decode(frame) }
+}
+
+extension Symbology {
+    /// The symbologies a read of this one may come back as from another look: the EAN/UPC
+    /// family as a whole (a UPC-A is an EAN-13 with a leading 0; a book's EAN-13 an ISBN), an
+    /// ITF-14 as ITF.
+    var lookAlikes: Set<Symbology> {
+        if isEANFamily { return [.ean13, .ean8, .upcA, .upcE, .isbn10, .isbn13] }
+        if self == .itf || self == .itf14 { return [.itf, .itf14] }
+        return [self]
+    }
 }
 
 /// The symbologies scand reads by default: the seed's list (UPC-E, EAN-8, EAN-13, UPC-A,

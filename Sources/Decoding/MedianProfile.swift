@@ -26,18 +26,18 @@ enum MedianProfile {
         let codeStart = Int((margin * density).rounded()), codeEnd = min(count, codeStart + Int((length * density).rounded()))
         return frame.withUnsafeBytes { pixels -> GrayFrame? in
             // The line `t` pixels across from the read line, shifted `shift` pixels along it,
-            // sampled bilinearly (clamped at the frame's edges).
-            func line(_ t: Double, _ shift: Double = 0) -> [Double] {
+            // sampled bilinearly (clamped at the frame's edges); `samples`: only those.
+            func line(_ t: Double, _ shift: Double = 0, _ samples: Range<Int> = 0..<count) -> [Double] {
                 let ox = p.x - dy * t - dx * (margin - shift), oy = p.y + dx * t - dy * (margin - shift)
-                return (0..<count).map { i in
+                return samples.map { i in
                     let u = Double(i) / density
                     let x = min(max(ox + dx * u, 0), Double(frame.width - 1)), y = min(max(oy + dy * u, 0), Double(frame.height - 1))
                     let x0 = Int(x), y0 = Int(y), x1 = min(x0 + 1, frame.width - 1), y1 = min(y0 + 1, frame.height - 1)
                     return Double(ImagePass.bilinear(pixels, frame.stride, x0, x1, y0, y1, x - Double(x0), y - Double(y0)))
                 }
             }
-            let read = line(0)
             let code = codeStart..<codeEnd
+            let read = line(0, 0, code)[...]
             // The shift (within a quarter pixel either way of `near`'s) at which a line is most
             // like the read line: an engine reports the line it read along, and the bars may lean
             // across it (a turned or slanted code), a little more on each line outwards.
@@ -45,7 +45,7 @@ enum MedianProfile {
                 var best = (shift: near, likeness: -1.0)
                 for q in -1...1 {
                     let shift = near + Double(q) / 4
-                    let c = correlation(line(t, shift)[code], read[code])
+                    let c = correlation(line(t, shift, code)[...], read)
                     if c > best.likeness { best = (shift, c) }
                 }
                 return best

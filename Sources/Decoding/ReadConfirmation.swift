@@ -326,7 +326,7 @@ extension DecodePipeline {
             half = ImagePass.halve(half)
             factor /= 2
         }
-        return engine.decode(half).contains { Self.same($0, s) }
+        return engine.decodeAgain(half, as: s).contains { Self.same($0, s) }
     }
 
     /// Whether `engine` reads `s` again from a crop around it, resampled (`resample`: the same
@@ -335,7 +335,7 @@ extension DecodePipeline {
         let rect = Self.area(around: s, in: frame, sides: 4)
         guard rect.width > 8, rect.height > 8 else { return false }
         let crop = frame.cropped(to: rect)
-        guard resample else { return engine.decode(crop).contains { Self.same($0, s) } }
+        guard resample else { return engine.decodeAgain(crop, as: s).contains { Self.same($0, s) } }
         // Two resamplings, either of which confirms: the crop enlarged twice (halved when it is
         // large), and at three quarters of its size (other samples again, and a wider look for
         // the local threshold: a glare spot that hid bars from the enlarged crop). The cheaper
@@ -345,7 +345,7 @@ extension DecodePipeline {
             { large ? ImagePass.halve(crop) : ImagePass.resize(crop, factor: 2) },
             { ImagePass.scaled(crop, by: 0.75) },
         ]
-        return (large ? looks : looks.reversed()).contains { look in engine.decode(look()).contains { Self.same($0, s) } }
+        return (large ? looks : looks.reversed()).contains { look in engine.decodeAgain(look(), as: s).contains { Self.same($0, s) } }
     }
 
     /// The area around a read (at least one corner) that a second look crops: its bounding box

@@ -40,10 +40,19 @@ public final class ZXingDecoder: BarcodeDecoder, @unchecked Sendable {
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
+        decode(frame, viewport: viewport, only: enabled)
+    }
+
+    /// Only `s`'s kind: a linear code's second look runs none of the 2D detectors.
+    public func decodeAgain(_ frame: GrayFrame, as s: Symbol) -> [Symbol] {
+        decode(frame, viewport: .full, only: enabled.intersection(s.symbology.lookAlikes))
+    }
+
+    private func decode(_ frame: GrayFrame, viewport: Viewport, only formats: Set<Symbology>) -> [Symbol] {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
-        guard roi.width > 0, roi.height > 0, !enabled.isEmpty else { return [] }
+        guard roi.width > 0, roi.height > 0, !formats.isEmpty else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
-        var options = scand_zx_options(formats: Self.formats(enabled), try_harder: effort.tryHarder ? 1 : 0,
+        var options = scand_zx_options(formats: Self.formats(formats), try_harder: effort.tryHarder ? 1 : 0,
                                        try_rotate: effort.tryRotate ? 1 : 0, try_invert: effort.tryInvert ? 1 : 0,
                                        try_downscale: effort.tryDownscale ? 1 : 0,
                                        binarizer: effort.binarizer, max_symbols: effort.maxSymbols, is_pure: 0,
