@@ -24,6 +24,9 @@ public protocol ResultOutput: Sendable {
     /// How many more results it takes before it refuses one (`outbox.policy = reject-new`);
     /// nil: it never refuses a result.
     var room: Int? { get }
+    /// Calls `changed` (on any thread) when a kept result leaves by itself, outside `deliver`
+    /// and `retry` (a broker's acknowledgement): its room is free again.
+    func whenDelivered(_ changed: @escaping @Sendable () -> Void)
     /// Results its outbox file could not take (kept in memory and sent) and results it parked
     /// because it can never carry them.
     var counts: OutputCounts { get }
@@ -61,6 +64,7 @@ extension ResultOutput {
     public var pendingCount: Int { 0 }
     public var keptIn: String? { nil }
     public var room: Int? { nil }
+    public func whenDelivered(_ changed: @escaping @Sendable () -> Void) {}
     public var counts: OutputCounts { OutputCounts() }
     public func retry() throws {}
     public func acknowledge(_ seq: Int) -> Bool { false }

@@ -1,13 +1,15 @@
 import CMosquitto
+import Dispatch
 import ScanHardware
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// An MQTT connection through libmosquitto, on libmosquitto's own network thread: connects in
-/// the background, reconnects with growing waits while the broker is away (1, 4, 9, then every
-/// 10 s: a restarted broker is in use again within 10 s), and reports through its callbacks
-/// (on that thread). Publishing is safe from any thread.
+/// An MQTT connection through libmosquitto, on a network thread of its own: connects in the
+/// background, reconnects with growing waits while the broker is away (1, 4, 9, then every
+/// 10 s: a restarted broker is in use again within 10 s), also when it was away from the
+/// start, and reports through its callbacks (on that thread). Publishing is safe from any
+/// thread.
 public final class MQTTClient: @unchecked Sendable {
     public struct Settings: Sendable {
         public var host: String
@@ -37,6 +39,8 @@ public final class MQTTClient: @unchecked Sendable {
         /// Lost or refused; the reason is for people, and reconnecting goes on.
         case disconnected(String)
 
+        var isDisconnected: Bool { if case .disconnected = self { true } else { false } }
+
         public var description: String {
             switch self {
             case .connecting: return "connecting"
@@ -59,7 +63,15 @@ public final class MQTTClient: @unchecked Sendable {
     private let mosq: OpaquePointer
     private let box: Unmanaged<Box>
     private let state = Locked(State())
-    private struct State { var connection = Connection.connecting; var started = false; var stopped = false }
+    private struct State {
+        var connection = Connection.connecting; var started = false; var stopped = false
+        /// Connection attempts since the last connection (for the wait before the next).
+        var attempts = 0
+    }
+    /// Wakes the network thread's wait between attempts (a stop).
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the network thread has ended.
+    private let ended = DispatchSemaphore(value: 0)
 
     final class Box: @unchecked Sendable {
         let callbacks: Callbacks
@@ -133,12 +145,35 @@ public final class MQTTClient: @unchecked Sendable {
     public func start() {
         let go = state.withLock { s -> Bool in defer { s.started = true }; return !s.started && !s.stopped }
         guard go else { return }
-        let rc = mosquitto_connect_async(mosq, settings.host, Int32(settings.port), Int32(settings.keepalive))
-        if rc != MOSQ_ERR_SUCCESS.rawValue {
-            // Refused or unreachable now: the network thread retries with backoff.
-            report(.disconnected(Self.reason(rc)))
+        _ = mosquitto_threaded_set(mosq, true) // published from other threads than the network one
+        DispatchQueue(label: "scand.mqtt.network").async { [self] in
+            network()
+            ended.signal()
         }
-        _ = mosquitto_loop_start(mosq)
+    }
+
+    /// The network thread: connects, and runs libmosquitto's loop, which reconnects by itself
+    /// once a connection was made and is lost. Where the library gives up (a first connection
+    /// refused or unreachable: a broker not up yet when the kiosk boots; a name that does not
+    /// resolve), this connects again after 1, 4, 9, then every 10 s (a tryout: a broker started
+    /// after scand was never used).
+    private func network() {
+        var rc = mosquitto_connect_async(mosq, settings.host, Int32(settings.port), Int32(settings.keepalive))
+        while !state.withLock({ $0.stopped }) {
+            if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_forever(mosq, -1, 1) }
+            let attempts = state.withLock { s -> Int? in
+                guard !s.stopped else { return nil }
+                s.attempts += 1
+                return s.attempts
+            }
+            guard let attempts else { break }
+            // The callbacks' reason, where they gave one, says more (a TLS handshake's
+            // "certificate verify failed" against the loop's "A TLS error occurred").
+            if rc != MOSQ_ERR_SUCCESS.rawValue, !connection.isDisconnected { report(.disconnected(Self.reason(rc))) }
+            let wait = min(attempts * attempts, Int(Self.reconnectMax))
+            if wake.wait(timeout: .now() + .seconds(wait)) == .success { break }
+            rc = mosquitto_reconnect_async(mosq)
+        }
     }
 
     /// Disconnects (the broker does not publish the will) and ends the network thread.
@@ -146,7 +181,8 @@ public final class MQTTClient: @unchecked Sendable {
         let running = state.withLock { s -> Bool in defer { s.stopped = true }; return s.started && !s.stopped }
         guard running else { return }
         _ = mosquitto_disconnect(mosq)
-        _ = mosquitto_loop_stop(mosq, false)
+        wake.signal()
+        ended.wait()
     }
 
     public var connection: Connection { state.withLock { $0.connection } }
@@ -168,6 +204,9 @@ public final class MQTTClient: @unchecked Sendable {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(Glibc.errno)) }
         return String(cString: mosquitto_strerror(rc))
     }
+
+    /// A connection was made: the next loss waits 1 s again before the first attempt.
+    fileprivate func connected() { state.withLock { $0.attempts = 0 } }
 
     fileprivate func report(_ connection: Connection) {
         let changed = state.withLock { s -> Bool in
@@ -194,6 +233,7 @@ private func box(_ obj: UnsafeMutableRawPointer?) -> MQTTClient.Box? {
 private let onConnect: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, Int32) -> Void = { _, obj, rc in
     guard let b = box(obj) else { return }
     if rc == 0 {
+        b.client?.connected()
         b.client?.report(.connected)
     } else {
         // CONNACK refused: bad credentials, not authorised, ...

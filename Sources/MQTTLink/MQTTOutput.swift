@@ -44,6 +44,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
     private let publishing = Locked(0)
     /// Time for the command rate (seconds since this output was made).
     private let elapsed: @Sendable () -> Duration
+    /// Told when the broker acknowledged a result (`whenDelivered`).
+    private let delivered = Locked<(@Sendable () -> Void)?>(nil)
 
     /// Commands run a second, and at once, before `ERR <COMMAND>: busy`.
     public static let commandRate = 10
@@ -192,13 +194,18 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         publishReplies()
     }
 
+    public func whenDelivered(_ changed: @escaping @Sendable () -> Void) { delivered.withLock { $0 = changed } }
+
     private func acknowledged(_ mid: Int32) {
         let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
             if s.repliesInFlight.removeValue(forKey: mid) != nil { return nil }
             return s.window.acknowledge(token: mid)
         } }
-        if let seq { outbox.done(seq) }
+        if let seq {
+            outbox.done(seq)
+            delivered.withLock { $0 }?()
+        }
         // A reply or a result less in the way: the next held reply may go.
         publishReplies()
     }

@@ -52,8 +52,10 @@ public actor LiveConfig {
             }
         }
         guard ScandConfig.takesEffectWhileRunning(override.key) else {
-            // A key SIGHUP applies (the rest of the kiosk's settings) or one only a restart does.
-            let onReload: Bool = if case .success(let config) = loaded { config.startOnly == startedWith } else { false }
+            // A key SIGHUP applies or one only a restart does: by the key, whatever its value
+            // (a tryout: the advice followed the value and the file's other edits).
+            let name = override.key.joined(separator: ".")
+            let onReload = ScandConfig.reloadKeys.contains { name == $0 || name.hasPrefix($0 + ".") }
             return "\(override.name) is not set while running; change it in \(path), then "
                 + (onReload ? "reload (SIGHUP: systemctl reload scand)" : "restart (systemctl restart scand)")
                 + " (SET takes: " + ScandConfig.runtimeKeys.joined(separator: ", ") + ")"
@@ -91,7 +93,7 @@ public actor LiveConfig {
             let kept = session.isEmpty ? "" : " (this run's SETs kept: " + session.map(\.item).joined(separator: ", ") + ")"
             logger.notice("config reloaded from \(path)\(kept)")
             if !restart.isEmpty {
-                logger.warning("config: \(restart.joined(separator: ", ")) changed: that takes effect at the next start (systemctl restart scand); a reload applies \(ScandConfig.runtimeKeys.joined(separator: ", "))")
+                logger.warning("config: \(restart.joined(separator: ", ")) changed: that takes effect at the next start (systemctl restart scand); a reload applies \((ScandConfig.runtimeKeys + ScandConfig.reloadKeys).joined(separator: ", "))")
             }
         } catch {
             logger.error("config reload rejected, keeping the running config: \(error.errors.map(\.description).joined(separator: "; "))")

@@ -333,6 +333,12 @@ struct Reader {
         c.outboxDirectory = dir.isEmpty ? nil : dir
         c.outboxCapacity = int(outbox, "outbox.capacity", default: c.outboxCapacity, range: 1...1_000_000)
         c.outboxPolicy = choice(outbox, "outbox.policy", default: c.outboxPolicy)
+        // Under reject-new a frame gives only as many results as the outbox has room for: with
+        // fewer places than codes a frame may hold, codes read would be dropped at every read
+        // (a tryout: 1 of 3 sent, with a healthy host).
+        if c.outboxPolicy == .rejectNew, c.outboxCapacity < c.kiosk.multiple {
+            fail("outbox.capacity", "\(c.outboxCapacity) is less than scan.multiple (\(c.kiosk.multiple)): under policy reject-new the outbox must have room for every code of a frame")
+        }
         let metrics = table(top["metrics"], "metrics", allowed: ["file"])
         let mf = string(metrics, "metrics.file", default: "")
         c.metricsFile = mf.isEmpty ? nil : mf

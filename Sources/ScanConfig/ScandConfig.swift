@@ -258,6 +258,9 @@ extension ScandConfig {
     public static let runtimeKeys = ["scan", "decoding", "symbology", "torch.mode", "button.long_press_ms", "button.long_press",
                                      "camera.focus", "camera.lens_position"]
 
+    /// Keys a running daemon applies on SIGHUP but not on `SET`: `SET` says to reload.
+    public static let reloadKeys = ["torch.skip_frames"]
+
     /// `camera.lens_position`'s range in dioptres: infinity to 3 cm (libcamera's `LensPosition`
     /// for the Pi's Camera Module 3 goes to 15, 6.7 cm; a lens that stops short clamps it).
     public static let lensPositions = 0.0...32.0

@@ -44,6 +44,8 @@ public enum KioskEvent: Equatable, Sendable {
 /// The timers the machine asks for. Starting a running timer restarts it.
 public enum KioskTimer: String, Sendable, Hashable, CaseIterable {
     case session, confirmation, longPress
+    /// The outputs have reported no room for this long: they are full.
+    case outputsFull
     /// Presentation mode: the scene has been still this long; back to watching.
     case presentationIdle
 }
@@ -141,15 +143,20 @@ public struct KioskMachine: Sendable {
     /// (delivered or stored) that the report did not count yet.
     private var outputRoom: Int?
     private var handedOut: [Int] = []
+    /// The outputs are shown as full (`fullAfter` of no room), or will be when the timer fires.
+    private var fullShown = false, fullPending = false
+    /// How long the outputs must report no room before the kiosk shows them full: a result
+    /// the broker or the host acknowledges within it leaves no trace (no LED, beep or log).
+    public static let fullAfter = Duration.seconds(1)
 
     /// How many more results the outputs take now (nil: no limit): the last report's room less
     /// the results handed to them since. A read is a result only while there is room.
     public var roomForResults: Int? { outputRoom.map { max(0, $0 - handedOut.count) } }
-    /// Whether the outputs said they take no new result: presses are refused and scanning
-    /// waits until kept results are delivered, so that a beep never promises a result an output
-    /// refuses. (Room taken only by results not yet reported on is not full: the outputs
-    /// usually send them at once; reads wait for the report meanwhile.)
-    public var outputsFull: Bool { outputRoom == 0 }
+    /// Whether the outputs have said for `fullAfter` that they take no new result: presses are
+    /// refused and scanning waits until kept results are delivered, so that a beep never
+    /// promises a result an output refuses. (Meanwhile, and while room is taken by results not
+    /// yet reported on, reads wait for room.)
+    public var outputsFull: Bool { fullShown }
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -260,10 +267,20 @@ public struct KioskMachine: Sendable {
             speaking = nil
             return s.held.map { .deliver($0) }
         case .outputsRoom(let room, let through):
-            let wasFull = outputsFull
             outputRoom = room
             handedOut.removeAll { $0 <= through }
-            return outputsFullChanged(from: wasFull)
+            if room == 0 {
+                guard !fullShown, !fullPending else { return [] }
+                fullPending = true
+                return [.startTimer(.outputsFull, after: Self.fullAfter)]
+            }
+            var effects: [KioskEffect] = fullPending ? [.cancelTimer(.outputsFull)] : []
+            fullPending = false
+            if fullShown {
+                fullShown = false
+                effects += [.log(.notice, "the outputs take results again")] + resume()
+            }
+            return effects
         case .stopping:
             var effects = cutAnnouncement() // what it held is delivered, never lost
             if case .scanning = phase { effects += [.stopCapture] }
@@ -495,13 +512,6 @@ public struct KioskMachine: Sendable {
         StatusIndication(camera: camera) ?? (outputsFull ? .outputsFull : .ready)
     }
 
-    /// The outputs just became full (`from` false) or took results again.
-    private mutating func outputsFullChanged(from wasFull: Bool) -> [KioskEffect] {
-        guard outputsFull != wasFull else { return [] }
-        if outputsFull { return becameFull() }
-        return [.log(.notice, "the outputs take results again")] + resume()
-    }
-
     /// The outputs said no new result fits: a scanning session without a press (continuous,
     /// presentation) ends, the kiosk stops watching, the LED shows it. A press-started session
     /// goes on to its end (a read then is refused); a held result still waits for its
@@ -533,6 +543,11 @@ public struct KioskMachine: Sendable {
             phase = .idle
             metrics.confirmationsExpired += 1
             return resume() + [.log(.notice, "result \(held.sequence) discarded: not confirmed in time")]
+        case (.outputsFull, _):
+            fullPending = false
+            guard outputRoom == 0, !fullShown else { return [] }
+            fullShown = true
+            return becameFull()
         case (.longPress, .scanning) where buttonDown && settings.longPressAction == .torch:
             pressPending = false // the release no longer cancels
             guard torch != .unavailable else { return [.log(.info, "long press: no torch configured")] }

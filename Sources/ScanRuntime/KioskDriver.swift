@@ -64,6 +64,12 @@ public final class KioskDriver {
     /// Outputs to their initial state, the camera opened; kept results go out first.
     public func start(now: Duration) {
         run(.outputs(outputsReport()), now: now) // outboxes kept full from the last run refuse at once
+        // A broker's acknowledgement frees room between deliveries: reported at once (a tryout:
+        // an MQTT outbox of capacity 1 stayed full until the next second's retry).
+        if let report = onOutputs {
+            let counted = outputsReport
+            for output in outputs { output.whenDelivered { report(.outputs(counted())) } }
+        }
         run(.start, now: now)
         if outputs.contains(where: { $0.pendingCount > 0 }) { run(.retryOutputs, now: now) }
     }

@@ -22,7 +22,7 @@ public enum MetricsFile {
         metric("good_reads_total", "counter", "Results delivered.", "\(m.goodReads)")
         metric("rejected_total", "counter", "Codes read but refused by scan.accept or scan.accept_pattern (not results).", "\(m.rejected)")
         metric("closed_without_scan_total", "counter", "Sessions ended without a code (timeout, release, cancel, STOP).", "\(m.closedWithoutScan)")
-        metric("errors_total", "counter", "Presses refused or sessions broken because the camera was unavailable.", "\(m.errors)")
+        metric("errors_total", "counter", "Presses refused or sessions broken because the camera was unavailable or the outputs were full.", "\(m.errors)")
         metric("torch_on_total", "counter", "Times the torch was switched on for a session or by the host.", "\(m.torchOn)")
         metric("torch_auto_on_total", "counter", "Times the automatic torch mode lit the torch (the viewport was dark).", "\(m.torchAutoOn)")
         metric("confirmations_expired_total", "counter", "Held results discarded for want of a confirming press.", "\(m.confirmationsExpired)")

@@ -106,6 +106,10 @@ import Testing
             ("SET output.serial.prefix=abc", "ERR SET: output.serial.prefix is not set while running"),
             ("SET outbox.directory=/tmp", "ERR SET: outbox.directory is not set while running"),
             ("SET output.serial.gs1=hri", "ERR SET: output.serial.gs1 is not set while running"),
+            // The advice follows the key, not its value (a tryout: the value the daemon runs
+            // with was told to reload, and a reload key to restart while the file had edits).
+            ("SET outbox.capacity=1000", "ERR SET: outbox.capacity is not set while running; change it in \(d.dir.appendingPathComponent("scand.toml").path), then restart"),
+            ("SET torch.skip_frames=2", "ERR SET: torch.skip_frames is not set while running; change it in \(d.dir.appendingPathComponent("scand.toml").path), then reload"),
             ("SET output.stdout.gs1=human", "ERR SET: output.stdout.gs1: \"human\" is not allowed; use one of: raw, hri"),
             ("SET scan.session_timeout_ms=abc", "ERR SET: scan.session_timeout_ms: must be an integer, not a string"),
             ("SET scan.session_timeout_ms=1e3", "ERR SET: scan.session_timeout_ms: must be an integer, not a decimal number"),

@@ -12,7 +12,8 @@ import Testing
         let status: URL
 
         /// `outbox`: the `[outbox] directory` (a folder of `dir` when nil; "" keeps results in memory).
-        init(dir: URL, broker: Broker, id: String, pressEvery: Double?, mqtt: String = "", url: String? = nil, outbox: String? = nil) throws {
+        init(dir: URL, broker: Broker, id: String, pressEvery: Double?, mqtt: String = "", url: String? = nil, outbox: String? = nil,
+             arguments: [String] = []) throws {
             let config = dir.appendingPathComponent("\(id).toml")
             log = dir.appendingPathComponent("\(id).log")
             status = dir.appendingPathComponent("\(id)-status.json")
@@ -38,7 +39,7 @@ import Testing
             // The shell opens the log in the child and execs the daemon (see HostileInputTests).
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "exec \"$@\" 2>>\"$SCAND_TEST_LOG\"", "sh", Run.scand.path, "run", "--config", config.path, "--no-stdin"]
-                + (pressEvery.map { ["--press-every", "\($0)"] } ?? [])
+                + (pressEvery.map { ["--press-every", "\($0)"] } ?? []) + arguments
             var environment = ProcessInfo.processInfo.environment
             environment["SCAND_TEST_LOG"] = log.path
             process.environment = environment
@@ -183,6 +184,47 @@ import Testing
         let published = broker.received(from: "k3", topic: "scand/k3/result")
         #expect((distinct...distinct + 3).contains(published), "at least once, rarely twice: the daemon published \(published) messages for \(distinct) results\n\(daemon.logText)")
         await daemon.stop()
+    }
+
+    /// `reject-new` with an outbox of one result: the broker acknowledges each result within
+    /// milliseconds, so the outputs never show full and no press is refused (a tryout: each
+    /// result kept the outbox full until the next second's retry, a second of refused presses
+    /// with the LED and the configured beep).
+    @Test func aBrokerThatAcknowledgesAtOnceNeverFillsAnOutboxOfOne() async throws {
+        let dir = try Fixture.temporaryFolder("scand-mqtt-one")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try await Broker(dir: dir)
+        let daemon = try Daemon(dir: dir, broker: broker, id: "k9", pressEvery: 0.25,
+                                arguments: ["--set", "outbox.capacity=1", "--set", "outbox.policy=reject-new"])
+        #expect(await Poll.until(20) { broker.received(from: "k9", topic: "scand/k9/result") >= 12 }, "\(daemon.logText)")
+        await daemon.stop()
+        #expect(!daemon.logText.contains("outputs are full") && !daemon.logText.contains("ignored"), "\(daemon.logText)")
+    }
+
+    /// A broker that is not up when scand starts (a kiosk that boots before the network, or
+    /// before the broker): scand connects once it is, and sends what it kept meanwhile (a
+    /// tryout: one attempt at start and none after). A broker name that does not resolve yet is
+    /// tried again too.
+    @Test func aBrokerDownAtStartIsUsedOnceItIsUp() async throws {
+        let dir = try Fixture.temporaryFolder("scand-mqtt-late")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try await Broker(dir: dir)
+        await broker.stop()
+        let daemon = try Daemon(dir: dir, broker: broker, id: "k7", pressEvery: 0.3)
+        #expect(await Poll.until(20) { (daemon.statusJSON["pendingResults"] as? Int ?? 0) >= 2 }, "\(daemon.statusJSON)\n\(daemon.logText)")
+        try await Task.sleep(for: .seconds(2))
+        try await broker.start()
+        #expect(await Poll.until(25) { daemon.logText.contains("connected as k7") }, "\(daemon.logText)")
+        #expect(await Poll.until(10) { broker.received(from: "k7", topic: "scand/k7/result") >= 2 }, "\(daemon.logText)")
+        await daemon.stop()
+        let unresolved = try Daemon(dir: dir, broker: broker, id: "k8", pressEvery: nil, url: "mqtt://no-such-host.invalid:1883")
+        // Still trying after the name failed (the loop's end no longer ends the network thread),
+        // and a stop in the wait between attempts ends it at once.
+        #expect(await Poll.until(20) { unresolved.logText.contains("disconnected") || unresolved.logText.contains("error output mqtt") }, "\(unresolved.logText)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(unresolved.process.isRunning)
+        await unresolved.stop()
+        #expect(unresolved.logText.split(separator: "\n").last?.hasSuffix("scand stopped") == true, "\(unresolved.logText)")
     }
 
     /// Results kept in memory only (`[outbox] directory = ""`) that the broker never took are

@@ -21,6 +21,28 @@ enum Fixture {
     }
 }
 
+/// A config file for a kiosk in virtual time (`VirtualKiosk.composed`): a simulated board with a
+/// button, a camera playing `image`, JSON results on a simulated serial port, the outbox in
+/// `folder`, no control socket; `outbox`: more keys of `[outbox]`; `more`: tables after it.
+func virtualKioskConfig(in folder: URL, image: String, outbox: String = "", _ more: String = "") throws -> String {
+    let path = folder.appendingPathComponent("scand.toml").path
+    try """
+        hardware = "simulated"
+        [gpio]
+        board = "simulated"
+        button = { pin = "GPIO17" }
+        [camera]
+        images = ["\(Fixture.path(image))"]
+        [outbox]
+        directory = "\(folder.path)"
+        \(outbox)
+        [control]
+        socket = ""
+        \(more)
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+}
+
 /// A kiosk built as `scand run` builds it (`KioskApp`: config file -> board -> runtime ->
 /// services), run in a `ServiceGroup` on simulated hardware and the real clock. Tests press its
 /// simulated button and await its events; the bounds only end a test that hangs.

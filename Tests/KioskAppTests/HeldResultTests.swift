@@ -15,25 +15,8 @@ import Testing
     @Test func aResultHeldForItsAnnouncementIsStoredAtReadTime() throws {
         let folder = try Fixture.temporaryFolder("held-result")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("scand.toml").path
-        try """
-            hardware = "simulated"
-            [gpio]
-            board = "simulated"
-            button = { pin = "GPIO17" }
-            [camera]
-            images = ["\(Fixture.path("ean13.png"))"]
-            [output.serial]
-            device = "simulated"
-            format = "json"
-            [outbox]
-            directory = "\(folder.path)"
-            [control]
-            socket = ""
-            [feedback.speech]
-            enabled = true
-            say = "both"
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try virtualKioskConfig(in: folder, image: "ean13.png",
+                                          "[output.serial]\ndevice = \"simulated\"\nformat = \"json\"\n[feedback.speech]\nenabled = true\nsay = \"both\"")
         let outbox = folder.appendingPathComponent("serial.outbox")
         let logger = Logger(label: "held") { _ in SwiftLogNoOpLogHandler() }
         let events = Locked<[String]>([])

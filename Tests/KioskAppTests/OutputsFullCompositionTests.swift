@@ -16,25 +16,9 @@ import Testing
     @Test func aFullOutboxRefusesPressesUntilItHasRoom() throws {
         let folder = try Fixture.temporaryFolder("outputs-full")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("scand.toml").path
-        try """
-            hardware = "simulated"
-            [gpio]
-            board = "simulated"
-            button = { pin = "GPIO17" }
-            [camera]
-            images = ["\(Fixture.path("ean13.png"))"]
-            [output.serial]
-            device = "simulated"
-            format = "json"
-            ack = true
-            [outbox]
-            directory = "\(folder.path)"
-            capacity = 1
-            policy = "reject-new"
-            [control]
-            socket = ""
-            """.write(toFile: path, atomically: true, encoding: .utf8)
+        // Results wait for the host's ACK: the one result the outbox takes fills it.
+        let path = try virtualKioskConfig(in: folder, image: "ean13.png", outbox: "capacity = 1\npolicy = \"reject-new\"",
+                                          "[output.serial]\ndevice = \"simulated\"\nformat = \"json\"\nack = true")
         let logger = Logger(label: "outputs-full") { _ in SwiftLogNoOpLogHandler() }
         let events = Locked<[String]>([])
         func feedback(_ outcome: String) -> Int {
@@ -50,7 +34,9 @@ import Testing
             #expect(!kiosk.driver.status.outputsFull)
             kiosk.click()
             #expect(kiosk.advance(until: { results() == 1 }, limit: .seconds(2)))
-            // Sent, not acknowledged: the outbox holds its one result.
+            // Sent, not acknowledged: the outbox holds its one result, a second on (`fullAfter`).
+            #expect(!kiosk.driver.status.outputsFull)
+            kiosk.advance(.milliseconds(1100))
             #expect(kiosk.driver.status.outputsFull && kiosk.driver.status.pendingResults == 1)
             #expect(events.withLock { $0.last { $0.hasPrefix("{\"event\":\"indication\"") } }?.contains("\"state\":\"outputs-full\"") == true)
             kiosk.click()
@@ -65,6 +51,7 @@ import Testing
         let (next, _) = try VirtualKiosk.composed(try Board.loadConfig(path: path), clock: ManualClock(), logger: logger,
                                                   onEvent: { line in events.withLock { $0.append(line) } })
         next.start()
+        next.advance(.milliseconds(1100))
         #expect(next.driver.status.outputsFull, "full from the start: the kept result fills the outbox")
         next.click()
         next.advance(.seconds(1))

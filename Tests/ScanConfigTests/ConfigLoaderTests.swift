@@ -266,6 +266,15 @@ import Testing
         #expect(e.contains { $0.contains("gpio.torch.pin: \"GPIO99\" is not a pin of board raspberry-pi-4") })
     }
 
+    /// Under reject-new, the outbox has room for every code a frame may give (a tryout: with
+    /// capacity 1 and scan.multiple 3, two of three codes were dropped at every read).
+    @Test func aRejectingOutboxHoldsAFramesCodes() {
+        #expect(errors("[scan]\nmultiple = 3\n[outbox]\ncapacity = 2\npolicy = \"reject-new\"\n")
+                == ["test.toml:4: outbox.capacity: 2 is less than scan.multiple (3): under policy reject-new the outbox must have room for every code of a frame"])
+        #expect(errors("[scan]\nmultiple = 3\n[outbox]\ncapacity = 2\n").isEmpty, "drop-oldest takes every result")
+        #expect(errors("[outbox]\ncapacity = 2\npolicy = \"reject-new\"\n", overrides: ["scan.multiple=4"]).count == 1, "a SET of scan.multiple is refused too")
+    }
+
     /// Problems come in the file's order, whatever order they are checked in (a tryout: they
     /// came section by section as the reader went).
     @Test func problemsComeInTheFilesOrder() {
