@@ -130,8 +130,8 @@ struct SetupPageService: Service {
         } catch {
             if Task.isCancelled || Task.isShuttingDownGracefully { return }
             switch door {
-            case .unix(let path): logger.error("no control socket \(path): \(error)")
-            case .tcp(let host, let port, _): logger.error("no setup page on \(host):\(port): \(error)")
+            case .unix(let path): logger.error("no control socket \(path): \(SetupServer.reason(error))")
+            case .tcp(let host, let port, _): logger.error("no setup page on \(host):\(port): \(SetupServer.reason(error)); the kiosk runs on without it")
             }
         }
         try? await gracefulShutdown()

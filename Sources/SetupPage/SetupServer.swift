@@ -368,3 +368,19 @@ public final class SetupServer: Sendable {
     }
 }
 
+
+extension SetupServer {
+    /// Why a door could not be opened, for a person: `address in use (errno 98): another program
+    /// listens there`, not SwiftNIO's `bind(descriptor:ptr:bytes:): Address already in use)`.
+    public static func reason(_ error: any Error) -> String {
+        guard let io = error as? IOError else { return "\(error)" }
+        let code = io.errnoCode
+        let text = String(cString: strerror(code))
+        switch code {
+        case EADDRINUSE: return "\(text) (errno \(code)): another program (or another scand) listens there"
+        case EADDRNOTAVAIL: return "\(text) (errno \(code)): this machine has no such address"
+        case EACCES: return "\(text) (errno \(code)): a port below 1024 needs CAP_NET_BIND_SERVICE"
+        default: return "\(text) (errno \(code))"
+        }
+    }
+}

@@ -444,6 +444,18 @@ import Glibc
         #expect(levels.count > 40, "the preview shows an image, not a blank box (\(levels.count) levels)")
     }
 
+    /// A setup page whose port another program holds: the log says so in words, and the kiosk
+    /// runs on (a tryout: SwiftNIO's `bind(descriptor:ptr:bytes:): Address already in use)`).
+    @Test func aPortInUseIsSaidInWords() async throws {
+        let first = try Daemon()
+        #expect(await first.ready(), "\(first.logText)")
+        let second = try Daemon(web: false, extra: "[web]\nlisten = \"127.0.0.1:\(first.port)\"")
+        defer { try? FileManager.default.removeItem(at: second.dir) }
+        #expect(await second.logged("no setup page on 127.0.0.1:\(first.port): Address already in use (errno 98): another program (or another scand) listens there; the kiosk runs on without it"),
+                "\(second.logText)")
+        #expect(await second.logged("scand started") && second.process.isRunning)
+    }
+
     /// Defect B: on a board without a torch line the page kept its torch buttons enabled, and
     /// "Torch on" answered OK while nothing could light. Now they are disabled, and the status
     /// table shows the torch and the torch mode.
