@@ -255,7 +255,12 @@ public struct Board {
     /// decoding engines: a symbology that no configured engine reads is an error naming the
     /// engines that do (it would otherwise never read, silently).
     public static func loadConfig(path: String, overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
-        let config = try ConfigLoader.load(path: path, overrides: overrides, knownVoice: { EspeakSpeaker.hasVoice($0) })
+        try loadConfig(path: path, bytes: ConfigLoader.fileBytes(path), overrides: overrides)
+    }
+
+    /// The config the file's `bytes` (read before) make, as `loadConfig(path:overrides:)` does.
+    public static func loadConfig(path: String, bytes: [UInt8], overrides: [String] = []) throws(ConfigErrors) -> ScandConfig {
+        let config = try ConfigLoader.load(bytes: bytes, path: path, overrides: overrides, knownVoice: { EspeakSpeaker.hasVoice($0) })
         let engines = config.engines
         let read = engines.reduce(into: Set<Symbology>()) { $0.formUnion($1.supportedSymbologies) }
         let unread = config.symbologies.subtracting(read)

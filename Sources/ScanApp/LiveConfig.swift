@@ -11,6 +11,10 @@ public actor LiveConfig {
     let overrides: [String]
     /// Host `SET`s by key, in the order first set.
     private var session: [(key: String, item: String)] = []
+    /// The file as the daemon runs with it (read at start, again by each SIGHUP it took): a
+    /// `SET` applies to it, not to edits saved since and not reloaded (a tryout: a `SET` of one
+    /// key applied an unsaved change of the trigger mode, and a file broken since refused it).
+    private var file: [UInt8]?
     /// What of the config needs a restart, as the daemon started with it.
     private let startedWith: ScandConfig
     let hasTorchLine: Bool
@@ -26,6 +30,7 @@ public actor LiveConfig {
         self.hasTorchLine = hasTorchLine
         self.applyTuning = apply
         self.logger = logger
+        file = try? ConfigLoader.fileBytes(path)
     }
 
     /// `SET key=value`: nil when applied, else the reason for the `ERR SET:` answer. The value
@@ -39,7 +44,12 @@ public actor LiveConfig {
         if let i = candidate.firstIndex(where: { $0.key == override.name }) { candidate[i].item = item } else {
             candidate.append((override.name, item))
         }
-        let loaded = Result { () throws(ConfigErrors) -> ScandConfig in try Board.loadConfig(path: path, overrides: overrides + candidate.map(\.item)) }
+        let running = file
+        let loaded = Result { () throws(ConfigErrors) -> ScandConfig in
+            let bytes: [UInt8]
+            if let running { bytes = running } else { bytes = try ConfigLoader.fileBytes(path) }
+            return try Board.loadConfig(path: path, bytes: bytes, overrides: overrides + candidate.map(\.item))
+        }
         if case .failure(let problems) = loaded {
             // The errors of a `SET` name `--set` (not a line of the file).
             let mine = problems.errors.filter { $0.file == "--set" }
@@ -86,8 +96,10 @@ public actor LiveConfig {
         do {
             // The file as it is first: a SET of the same key must not hide an error in it (the
             // next start would refuse the file).
-            _ = try Board.loadConfig(path: path, overrides: overrides)
-            let new = try Board.loadConfig(path: path, overrides: overrides + session.map(\.item))
+            let bytes = try ConfigLoader.fileBytes(path)
+            _ = try Board.loadConfig(path: path, bytes: bytes, overrides: overrides)
+            let new = try Board.loadConfig(path: path, bytes: bytes, overrides: overrides + session.map(\.item))
+            file = bytes
             let restart = startedWith.startOnlyChanges(to: new)
             await apply(new)
             let kept = session.isEmpty ? "" : " (this run's SETs kept: " + session.map(\.item).joined(separator: ", ") + ")"

@@ -24,6 +24,17 @@ public enum ConfigLoader {
                          knownVoice: knownVoice)
     }
 
+    /// Loads the config that `bytes` are (the file at `path` as it was read earlier: a running
+    /// daemon's `SET` applies to the file it runs with, not to unsaved edits), as `load` does.
+    public static func load(bytes: [UInt8], path: String, overrides: [String] = [], knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
+        try parse(bytes, file: path, overrides: overrides, boardsDirectory: FileBytes.folder(of: path) + "/boards", knownVoice: knownVoice)
+    }
+
+    /// The file at `path`, as `load` reads it (bounded).
+    public static func fileBytes(_ path: String) throws(ConfigErrors) -> [UInt8] {
+        do { return try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
+    }
+
     /// Parses config text; `file` names it in errors.
     /// Where a daemon started from the file at `path` answers (control.socket, status.file),
     /// read from the TOML alone: for `scand status` when another key of the file is wrong (the

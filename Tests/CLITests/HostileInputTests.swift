@@ -177,6 +177,27 @@ import Testing
         #expect(await d.logged("scand.toml:1:2: a key cannot start with the end of the line"), "\(d.logText)")
     }
 
+    /// A `SET` applies to the file the daemon runs with, not to edits saved since and not
+    /// reloaded (a tryout: `SET scan.multiple=1` switched the kiosk to an unsaved
+    /// `trigger = "continuous"`, and a file broken since refused a valid `SET`).
+    @Test func aSetAppliesToTheFileAsRunNotToUnsavedEdits() async throws {
+        let d = try Daemon()
+        defer { try? FileManager.default.removeItem(at: d.dir) }
+        #expect(await d.logged("scand started"), "\(d.logText)")
+        let file = d.dir.appendingPathComponent("scand.toml")
+        let good = try String(contentsOf: file, encoding: .utf8)
+        try (good + "\n[scan]\ntrigger = \"continuous\"\n").write(to: file, atomically: true, encoding: .utf8)
+        let set = try await d.ask("SET scan.multiple=1")
+        #expect(set.hasPrefix("OK SET scan.multiple"), "\(set)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(!d.logText.contains("scan session 1 started") && !d.logText.contains("continuous"), "the unsaved trigger mode stays unsaved: \(d.logText.suffix(1500))")
+        try "[scan\n".write(to: file, atomically: true, encoding: .utf8)
+        let again = try await d.ask("SET scan.session_timeout_ms=4000")
+        #expect(again.hasPrefix("OK SET scan.session_timeout_ms"), "a file broken since is no matter to a SET: \(again)")
+        kill(d.process.processIdentifier, SIGHUP)
+        #expect(await d.logged("config reload rejected, keeping the running config"), "\(d.logText)")
+    }
+
     @Test func aSetDoesNotHideABrokenFileOnReload() async throws {
         let d = try Daemon()
         defer { try? FileManager.default.removeItem(at: d.dir) }
