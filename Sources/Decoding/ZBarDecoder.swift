@@ -29,16 +29,14 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     /// Makes a decoder that reports the `symbologies` zbar supports (others are ignored).
     public init(symbologies: Set<Symbology> = defaultSymbologies) {
         enabled = symbologies.intersection(Self.supported)
-        var types = Set<zbar_symbol_type_t>()
-        for symbology in enabled {
-            switch symbology {
-            case .itf, .itf14: types.insert(ZBAR_I25)
-            case .isbn10: types.formUnion([ZBAR_ISBN10, ZBAR_EAN13])
-            case .isbn13: types.formUnion([ZBAR_ISBN13, ZBAR_EAN13])
-            default: if let t = Self.zbarType(symbology) { types.insert(t) }
-            }
-        }
-        scanner = Locked(ScannerHandle(types: types))
+        scanner = Locked(ScannerHandle(types: Self.zbarTypes(enabled)))
+    }
+
+    /// The zbar symbol types that read `symbologies` (an ISBN is found as an EAN-13 first).
+    static func zbarTypes(_ symbologies: Set<Symbology>) -> Set<zbar_symbol_type_t> {
+        var types = Set(symbologies.compactMap(zbarType))
+        if !symbologies.isDisjoint(with: [.isbn10, .isbn13]) { types.insert(ZBAR_EAN13) }
+        return types
     }
 
     public func decode(_ frame: GrayFrame, viewport: Viewport) -> [Symbol] {
@@ -52,8 +50,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
     /// whole) along the lines that cross its bars (rows when its read line runs more across
     /// than down): a second opinion on a read at a fraction of a whole look's cost.
     public func decodeAgain(_ frame: GrayFrame, as s: Symbol) -> [Symbol] {
-        var types = Set(s.symbology.lookAlikes.compactMap(Self.zbarType))
-        if types.contains(ZBAR_ISBN10) || types.contains(ZBAR_ISBN13) { types.insert(ZBAR_EAN13) }
+        let types = Self.zbarTypes(s.symbology.lookAlikes)
         var lines: Lines?
         if let (p, q) = JoinedHalves.readLine(s) {
             let (dx, dy) = (abs(q.x - p.x), abs(q.y - p.y))

@@ -18,16 +18,15 @@ public enum ConfigLoader {
     ///     when speech is enabled); nil: not checked here.
     public static func load(path: String, overrides: [String] = [], boardsDirectory: String? = nil,
                             knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
-        let bytes: [UInt8]
-        do { bytes = try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
-        return try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? FileBytes.folder(of: path) + "/boards",
-                         knownVoice: knownVoice)
+        try load(bytes: fileBytes(path), path: path, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)
     }
 
     /// Loads the config that `bytes` are (the file at `path` as it was read earlier: a running
     /// daemon's `SET` applies to the file it runs with, not to unsaved edits), as `load` does.
-    public static func load(bytes: [UInt8], path: String, overrides: [String] = [], knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
-        try parse(bytes, file: path, overrides: overrides, boardsDirectory: FileBytes.folder(of: path) + "/boards", knownVoice: knownVoice)
+    public static func load(bytes: [UInt8], path: String, overrides: [String] = [], boardsDirectory: String? = nil,
+                            knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
+        try parse(bytes, file: path, overrides: overrides, boardsDirectory: boardsDirectory ?? FileBytes.folder(of: path) + "/boards",
+                  knownVoice: knownVoice)
     }
 
     /// The file at `path`, as `load` reads it (bounded).
@@ -35,7 +34,6 @@ public enum ConfigLoader {
         do { return try readFile(path) } catch { throw ConfigErrors(errors: [error]) }
     }
 
-    /// Parses config text; `file` names it in errors.
     /// Where a daemon started from the file at `path` answers (control.socket, status.file),
     /// read from the TOML alone: for `scand status` when another key of the file is wrong (the
     /// daemon may well run with the file as it was). Nil when the file is not TOML at all.
@@ -75,6 +73,7 @@ public enum ConfigLoader {
         return root.value(at: key.split(separator: ".").map(String.init))
     }
 
+    /// Parses config text; `file` names it in errors.
     public static func parse(_ text: String, file: String, overrides: [String] = [], boardsDirectory: String,
                              knownVoice: ((String) -> Bool)? = nil) throws(ConfigErrors) -> ScandConfig {
         try parse(Array(text.utf8), file: file, overrides: overrides, boardsDirectory: boardsDirectory, knownVoice: knownVoice)

@@ -452,12 +452,13 @@ public struct KioskMachine: Sendable {
             // once they have.
             return effects + [.log(.debug, "\(symbol.symbology.rawValue) read while the outputs take in the last result; read again once they report room")]
         }
+        let limit = min(settings.multiple, room)
         var batch: [Symbol] = []
-        var left = 0
+        var left = 0 // codes `multiple` would take and the room does not
         for code in codes where settings.accept.refusal(code) == nil {
             guard !batch.contains(where: { $0.symbology == code.symbology && $0.bytes == code.bytes }) else { continue }
-            guard batch.count < min(settings.multiple, room) else {
-                if batch.count == room, batch.count < settings.multiple { left += 1 }
+            guard batch.count < limit else {
+                if limit < settings.multiple { left += 1 }
                 continue
             }
             if sameSymbol.admit(code, at: now) { batch.append(code) } else { metrics.repeatsHeldBack += 1 }

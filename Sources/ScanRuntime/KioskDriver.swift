@@ -324,9 +324,8 @@ public final class KioskDriver {
     }
 
     /// What the outputs keep now, and the newest result they took in (on the output queue:
-    /// after the work that came before).
-    /// An output whose outbox becomes full is named in the log (the kiosk's own line says only
-    /// that the outputs are full).
+    /// after the work that came before). An output whose outbox has just filled is named in
+    /// the log (the kiosk's own line says only that the outputs are full).
     private var outputsReport: @Sendable () -> OutputsReport {
         let (outputs, taken, full, logger) = (self.outputs, self.taken, self.fullOutputs, self.logger)
         return {
@@ -334,10 +333,10 @@ public final class KioskDriver {
             // yet taken, and its room stays taken (never the other way round).
             let through = taken.withLock { $0 }
             let rooms = outputs.map(\.room)
-            let nowFull = Set(zip(outputs, rooms).filter { $0.1 == 0 }.map { $0.0.name })
-            for name in full.withLock({ f in defer { f = nowFull }; return nowFull.subtracting(f) }).sorted() {
-                let kept = outputs.first { $0.name == name }?.pendingCount ?? 0
-                logger.warning("output \(name): its outbox is full: \(kept) result(s) not delivered or acknowledged yet (outbox.capacity; outbox.policy = reject-new)")
+            let filled = zip(outputs, rooms).filter { $0.1 == 0 }.map(\.0)
+            let before = full.withLock { f in defer { f = Set(filled.map(\.name)) }; return f }
+            for output in filled where !before.contains(output.name) {
+                logger.warning("output \(output.name): its outbox is full: \(output.pendingCount) result(s) not delivered or acknowledged yet (outbox.capacity; outbox.policy = reject-new)")
             }
             return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: rooms.compactMap { $0 }.min(), through: through)
         }

@@ -91,26 +91,9 @@ final class RequestGuard: ChannelDuplexHandler {
                 }
             }
         }
-        if let refusal {
-            // The whole requests before the refused one are answered first, in order; then the
-            // refusal, and the connection ends.
-            if releaseEnd > 0 {
-                var before = held ?? context.channel.allocator.buffer(capacity: releaseEnd)
-                var part = buffer.readSlice(length: releaseEnd)!
-                before.writeBuffer(&part)
-                held = nil
-                outstanding += completed
-                context.fireChannelRead(wrapInboundOut(before))
-            }
-            refuse(context, status: refusal.status, text: "ERR \(refusal.status): \(refusal.reason)")
-            return
-        }
         outstanding += completed
-        if looked < buffer.readableBytes {
-            waiting = buffer.getSlice(at: buffer.readerIndex + looked, length: buffer.readableBytes - looked)
-            buffer.moveWriterIndex(to: buffer.readerIndex + looked)
-        }
-        let total = buffer.readableBytes
+        let start = buffer.readerIndex, total = buffer.readableBytes
+        // The bytes released go to the parser, after those held from before.
         var out: ByteBuffer?
         if releaseEnd > 0 {
             out = held ?? context.channel.allocator.buffer(capacity: releaseEnd)
@@ -118,8 +101,19 @@ final class RequestGuard: ChannelDuplexHandler {
             var part = buffer.readSlice(length: releaseEnd)!
             out!.writeBuffer(&part)
         }
-        if releaseEnd < total {
-            if held == nil { held = context.channel.allocator.buffer(capacity: total - releaseEnd) }
+        if let refusal {
+            // The whole requests before the refused one are answered first, in order; then the
+            // refusal, and the connection ends.
+            if let out { context.fireChannelRead(wrapInboundOut(out)) }
+            refuse(context, status: refusal.status, text: "ERR \(refusal.status): \(refusal.reason)")
+            return
+        }
+        if looked < total {
+            waiting = buffer.getSlice(at: start + looked, length: total - looked)
+            buffer.moveWriterIndex(to: start + looked)
+        }
+        if buffer.readableBytes > 0 {
+            if held == nil { held = context.channel.allocator.buffer(capacity: buffer.readableBytes) }
             held!.writeBuffer(&buffer)
         }
         if limits.isMidRequest {
