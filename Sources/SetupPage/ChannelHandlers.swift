@@ -219,6 +219,10 @@ final class RequestHandler: ChannelInboundHandler {
                 let bodyLeft = (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
                 let reply = SetupServer.Reply.error(refusal)
                 write(reply, for: h, close: bodyLeft || !h.isKeepAlive || reply.endsConnection, context)
+            } else if Self.waitsToSendBody(h) {
+                // A client that asks before it sends its body (.NET's HttpClient, curl for a
+                // large one) hears "go on" at once, instead of waiting out its own timer.
+                context.writeAndFlush(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
             }
         case .body(var part):
             guard head != nil, !answered else { return }
@@ -286,6 +290,13 @@ final class RequestHandler: ChannelInboundHandler {
                                   referer: one("referer", twice: "null"), authorization: h.headers.first(name: "authorization"),
                                   queryToken: WebRules.query(query, "token"), peerIsLoopback: WebRules.isLoopbackIP(peer))
         return WebRules.admit(facts, at: listener)
+    }
+
+    /// Whether the request waits for a 100 (Continue) before its body (`Expect: 100-continue`,
+    /// RFC 9110, 10.1.1): asked by HTTP/1.1 requests that announce a body.
+    static func waitsToSendBody(_ h: HTTPRequestHead) -> Bool {
+        h.version.minor >= 1 && (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+            && h.headers["expect"].contains { trimmed($0[...], " \t").lowercased() == "100-continue" }
     }
 
     static func split(_ uri: String) -> (path: String, query: Substring) {

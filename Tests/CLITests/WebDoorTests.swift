@@ -515,6 +515,36 @@ import Glibc
         #expect((try? SetupPageTests.get(d.port, "/api/status"))?.status == 200)
     }
 
+    /// A client that asks before it sends its body (`Expect: 100-continue`; .NET's HttpClient
+    /// does for every POST) hears "100 Continue" at once, not after its own timer (before: no
+    /// answer until the body came), then the command's answer; a refused request hears only
+    /// the refusal.
+    @Test func aClientThatAsksBeforeItsBodyHearsGoOn() async throws {
+        let d = try Daemon()
+        #expect(await d.ready(), "\(d.logText)")
+        guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(fd) }
+        _ = await Self.sendAll(fd, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 7\r\n\r\n".utf8), seconds: 2)
+        var got = ""
+        _ = await Poll.until(2) {
+            got += String(decoding: Self.drain(fd).bytes, as: UTF8.self)
+            return got.contains("\r\n\r\n")
+        }
+        #expect(got.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(got)")
+        _ = await Self.sendAll(fd, Array("VERSION".utf8), seconds: 2)
+        _ = await Poll.until(5) {
+            got += String(decoding: Self.drain(fd).bytes, as: UTF8.self)
+            return got.contains("OK VERSION")
+        }
+        #expect(got.contains("HTTP/1.1 200") && got.contains("OK VERSION"), "\(got)")
+        // Too large a body: the refusal, no "go on".
+        guard let big = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(big) }
+        _ = await Self.sendAll(big, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 9999\r\n\r\n".utf8), seconds: 2)
+        let refused = await Self.answer(big, within: 5)
+        #expect(refused.hasPrefix("HTTP/1.1 413") && !refused.contains("100 Continue"), "\(refused)")
+    }
+
     /// SIGTERM while snapshots are being made, with an MQTT output (whose goodbye to the broker
     /// keeps the stop going while the snapshots' decodes end): every answer's promise is
     /// completed before the event loops shut down (a tryout: "Cannot schedule tasks on an
