@@ -275,7 +275,7 @@ public struct KioskCore: Sendable {
         case .outputs(let report):
             changed = true
             if report.pending, deadlines[.outputRetry] == nil { deadlines[.outputRetry] = now + .seconds(1) }
-            return kiosk(.outputsRoom(report.room, through: report.through), now: now)
+            return kiosk(.outputsRoom(report.room, through: report.through, full: report.full), now: now)
         case .retryOutputs:
             return [.retryOutputs]
         case .watchdogDue:
@@ -481,10 +481,14 @@ public struct OutputsReport: Equatable, Sendable {
     /// The newest result the outputs had taken in (delivered or stored) when this was counted;
     /// 0 for none.
     public var through: Int
-    public init(pending: Bool, room: Int? = nil, through: Int = 0) {
+    /// The outputs that take no new result now (room 0), by name: what the kiosk names when it
+    /// refuses a press for them.
+    public var full: [String]
+    public init(pending: Bool, room: Int? = nil, through: Int = 0, full: [String] = []) {
         self.pending = pending
         self.room = room
         self.through = through
+        self.full = full
     }
 }
 

@@ -35,8 +35,8 @@ public enum KioskEvent: Equatable, Sendable {
     case announcementEnded(id: Int)
     /// The outputs take `room` more results before one refuses a result (an outbox full under
     /// `outbox.policy = reject-new`; nil: none ever refuses), counted once they had taken in
-    /// every result up to number `through`.
-    case outputsRoom(Int?, through: Int)
+    /// every result up to number `through`; `full` names the outputs without room.
+    case outputsRoom(Int?, through: Int, full: [String] = [])
     /// Shutting down (SIGTERM): everything off.
     case stopping
 }
@@ -157,6 +157,8 @@ public struct KioskMachine: Sendable {
     /// promises a result an output refuses. (Meanwhile, and while room is taken by results not
     /// yet reported on, reads wait for room.)
     public var outputsFull: Bool { fullShown }
+    /// The outputs without room, by name, as last reported: those a refused press waits for.
+    public private(set) var fullOutputs: [String] = []
 
     /// The torch mode the host set, over the configured one.
     private var torchOverride: TorchMode?
@@ -185,7 +187,7 @@ public struct KioskMachine: Sendable {
         if case .scanning = phase { return nil }
         guard phase != .stopped else { return nil }
         if !camera.isAvailable { return "camera \(camera): no session started" }
-        if outputsFull { return "outputs full: no session started until kept results are delivered (outbox.policy = reject-new)" }
+        if outputsFull { return "outputs full\(named): no session started until kept results are delivered (outbox.policy = reject-new)" }
         return nil
     }
 
@@ -266,8 +268,9 @@ public struct KioskMachine: Sendable {
             guard let s = speaking, s.id == id else { return [] }
             speaking = nil
             return s.held.map { .deliver($0) }
-        case .outputsRoom(let room, let through):
+        case .outputsRoom(let room, let through, let full):
             outputRoom = room
+            fullOutputs = room == 0 ? full : []
             handedOut.removeAll { $0 <= through }
             if room == 0 {
                 guard !fullShown, !fullPending else { return [] }
@@ -517,8 +520,12 @@ public struct KioskMachine: Sendable {
     /// presentation) ends, the kiosk stops watching, the LED shows it. A press-started session
     /// goes on to its end (a read then is refused); a held result still waits for its
     /// confirmation.
+    /// The full outputs' names in brackets, for a line that says the outputs are full ("" when
+    /// the report named none).
+    private var named: String { fullOutputs.isEmpty ? "" : " (\(fullOutputs.joined(separator: ", ")))" }
+
     private mutating func becameFull() -> [KioskEffect] {
-        var effects: [KioskEffect] = [.log(.warning, "the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered")]
+        var effects: [KioskEffect] = [.log(.warning, "the outputs are full (\((fullOutputs + ["outbox.policy = reject-new"]).joined(separator: "; "))): presses are refused until kept results are delivered")]
         switch phase {
         case .scanning where settings.trigger == .continuous || settings.trigger == .presentation:
             effects += endSession(nil)

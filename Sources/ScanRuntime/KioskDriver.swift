@@ -150,6 +150,7 @@ public final class KioskDriver {
                            framesDropped: hardware.camera.droppedFrames, cameraReconnects: core.supervisor.reconnects,
                            decodeSeconds: core.decodeSeconds, duplicatesSuppressed: machine.metrics.repeatsHeldBack,
                            pendingResults: outputs.reduce(0) { $0 + $1.pendingCount }, outputsFull: machine.outputsFull,
+                           fullOutputs: machine.outputsFull ? machine.fullOutputs : [],
                            outputCounts: outputs.reduce(OutputCounts()) { $0 + $1.counts },
                            connections: outputs.compactMap { o in o.connection.map { (o.name, $0) } }, guidance: core.guidance,
                            viewport: tuning.viewport, focus: core.machine.settings.focusInEffect, autofocusCycles: core.autofocusCycles,
@@ -338,7 +339,8 @@ public final class KioskDriver {
             for output in filled where !before.contains(output.name) {
                 logger.warning("output \(output.name): its outbox is full: \(output.pendingCount) result(s) not delivered or acknowledged yet (outbox.capacity; outbox.policy = reject-new)")
             }
-            return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: rooms.compactMap { $0 }.min(), through: through)
+            return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: rooms.compactMap { $0 }.min(), through: through,
+                                 full: filled.map(\.name))
         }
     }
 

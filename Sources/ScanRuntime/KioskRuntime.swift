@@ -68,6 +68,8 @@ public struct KioskStatus: Sendable, Equatable {
     /// Whether the outputs take no new result (`outbox.policy = reject-new`, an outbox full):
     /// presses are refused until kept results are delivered.
     public var outputsFull = false
+    /// While the outputs are full: those without room, by name (`serial /dev/ttyUSB0`).
+    public var fullOutputs: [String] = []
     /// Results an outbox file could not take (kept in memory and sent) and results parked
     /// because an output can never carry them, over all outputs.
     public var outputCounts = OutputCounts()
@@ -99,7 +101,9 @@ public struct KioskStatus: Sendable, Equatable {
             + "\"focus\":\(JSONText.string(focus)),\"autofocusCycles\":\(autofocusCycles),"
             + "\"framesDecoded\":\(framesDecoded),\"framesDropped\":\(framesDropped),\"cameraReconnects\":\(cameraReconnects),"
             + "\"decodeSeconds\":\(JSONText.number(decodeSeconds, decimals: 4)),\"duplicatesSuppressed\":\(duplicatesSuppressed),"
-            + "\"pendingResults\":\(pendingResults),\"outputsFull\":\(outputsFull),\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
+            + "\"pendingResults\":\(pendingResults),\"outputsFull\":\(outputsFull)"
+            + (fullOutputs.isEmpty ? "" : ",\"fullOutputs\":[" + fullOutputs.map(JSONText.string).joined(separator: ",") + "]")
+            + ",\"resultsNotStored\":\(outputCounts.notStored),\"resultsParked\":\(outputCounts.parked)"
             + ",\"commandsRefused\":\(outputCounts.commandsRefused),\"repliesDropped\":\(outputCounts.repliesDropped)"
             + (connections.isEmpty ? "" : ",\"connections\":{" + connections.map { "\(JSONText.string($0.name)):\(JSONText.string($0.state))" }.joined(separator: ",") + "}")
             + ",\"decoding\":" + decoding.json

@@ -60,6 +60,10 @@ struct Status: ParsableCommand {
             default: continue
             }
         }
+        // While the outputs are full, each output without room: `full output serial /dev/ttyUSB0`.
+        for name in object["fullOutputs"]?.array ?? [] {
+            print("full output \(PayloadText.escaped(name.string ?? "?"))")
+        }
         // Outputs with a connection: `connection mqtt mqtt://broker:1883: connected`.
         if case .object(let connections)? = object["connections"] {
             for (name, state) in connections.sorted(by: { $0.key < $1.key }) {

@@ -30,12 +30,14 @@ import Testing
         var now = try await status { $0.contains("\"outputsFull\":true") && !results().isEmpty }
         #expect(now.contains("\"outputsFull\":true") && results().count == 1, "\(now)\n\(d.other)\n\(d.logText.suffix(2000))")
         let seq = try #require(results().first)
-        #expect(d.logText.contains("the outputs are full (outbox.policy = reject-new): presses are refused until kept results are delivered"))
+        #expect(d.logText.contains("the outputs are full (serial /") && d.logText.contains("; outbox.policy = reject-new): presses are refused until kept results are delivered"))
         // Which output: named once it fills.
         #expect(d.logText.contains(": its outbox is full: 1 result(s) not delivered or acknowledged yet"), "\(d.logText.suffix(1500))")
 
         let refused = try await d.ask("TRIGGER")
-        #expect(refused == "ERR TRIGGER: outputs full: no session started until kept results are delivered (outbox.policy = reject-new)")
+        // It names the output that holds the results, as `scand status` does.
+        #expect(refused.hasPrefix("ERR TRIGGER: outputs full (serial /") && refused.hasSuffix("): no session started until kept results are delivered (outbox.policy = reject-new)"), "\(refused)")
+        #expect(now.contains("\"fullOutputs\":[\"serial /"), "\(now)")
         #expect(ProtocolDocsTests.rows(for: refused, in: try ProtocolDocsTests.answers()).count == 1, "docs/protocol.md has its row")
         let web = try SetupPageTests.post(d.port, "/api/command", Array("TRIGGER".utf8))
         #expect(web.text.hasPrefix("ERR TRIGGER: outputs full"), "\(web.text)")
@@ -44,7 +46,7 @@ import Testing
         #expect(d.logText.contains("trigger (host) ignored: the outputs are full") && d.logText.contains("trigger (web) ignored: the outputs are full"), "\(d.logText.suffix(1500))")
         // `scand status` prints it.
         let printed = try Run.scand(["status", "--config", d.dir.appendingPathComponent("scand.toml").path])
-        #expect(printed.stdout.contains("outputsFull: true"), "\(printed.stdout)\(printed.stderr)")
+        #expect(printed.stdout.contains("outputsFull: true") && printed.stdout.contains("full output serial /"), "\(printed.stdout)\(printed.stderr)")
 
         // The host acknowledges: room again, and the next trigger reads.
         #expect(try await d.ask("ACK \(seq)") == "OK ACK \(seq)")

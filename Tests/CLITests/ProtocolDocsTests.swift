@@ -157,7 +157,7 @@ import Testing
         let elsewhere = [
             "ERR TORCH: <mode>: <reason>": "a torch line that fails (KioskDriver tests)",
             "ERR TRIGGER: camera <state>: no session started": "a camera gone (KioskRuntimeTests)",
-            "ERR TRIGGER: outputs full: no session started until kept results are delivered (outbox.policy = reject-new)": "OutputsFullDaemonTests",
+            "ERR TRIGGER: outputs full (<outputs>): no session started until kept results are delivered (outbox.policy = reject-new)": "OutputsFullDaemonTests",
             "ERR <COMMAND>: busy: more than 10 commands a second; not run": "MQTT's rate (MQTTFloodTests)",
             "ERR <COMMAND>: busy: too many commands waiting; not run": "MQTT's full queue (MQTTFloodTests)",
             "ERR <COMMAND>: not answered here": "no working daemon gives it",

@@ -58,9 +58,13 @@ import Testing
         #expect(m.phase == .idle && m.metrics.errors == 1 && m.metrics.goodReads == 1)
         #expect(m.triggerRefusal == "outputs full: no session started until kept results are delivered (outbox.policy = reject-new)")
         #expect(m.handle(.hostTrigger(from: .host)) == [.feedback(.error), .log(.warning, "trigger (host) ignored: the outputs are full (outbox.policy = reject-new); presses are taken again once kept results are delivered")])
+        // A report that names the outputs without room: the host's answer names them too.
+        #expect(m.handle(.outputsRoom(0, through: 1, full: ["serial /dev/ttyUSB0", "mqtt mqtt://broker:1883"])).isEmpty)
+        #expect(m.fullOutputs == ["serial /dev/ttyUSB0", "mqtt mqtt://broker:1883"])
+        #expect(m.triggerRefusal == "outputs full (serial /dev/ttyUSB0, mqtt mqtt://broker:1883): no session started until kept results are delivered (outbox.policy = reject-new)")
         // The output delivered what it kept: room again.
         #expect(m.handle(.outputsRoom(1, through: 1)) == [Self.roomAgain, .indicate(.ready)])
-        #expect(m.triggerRefusal == nil)
+        #expect(m.triggerRefusal == nil && m.fullOutputs.isEmpty)
         #expect(m.handle(.buttonPressed).contains(.startCapture(session: 2)))
     }
 
