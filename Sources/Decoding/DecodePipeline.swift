@@ -239,7 +239,8 @@ public final class DecodePipeline: StagedDecoder, @unchecked Sendable {
                     region: GrayFrame) -> [Symbol] {
         guard let newest = lists.last, !newest.isEmpty else { return [] }
         let found = weigh(lists + Array(repeating: [], count: max(0, lookers.count - lists.count)), by: lookers, in: t, doubts, region: region)
-        let inRegion = t.isPart(of: region) ? whole(Self.withoutPartsOfLongerEAN(found, in: region), in: region) : found
+        let seen = t.inverted && t.isPart(of: region) ? ImagePass.map(region) { 255 &- $0 } : region
+        let inRegion = t.isPart(of: region) ? whole(Self.withoutPartsOfLongerEAN(found, in: seen), in: seen) : found
         return Self.withoutCutReads(Self.withoutJoinedHalves(withoutGlareMisreads(inRegion, in: region), in: region, doubts), in: region, doubts)
     }
 

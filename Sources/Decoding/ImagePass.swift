@@ -206,7 +206,10 @@ public enum ImagePass: String, Sendable, CaseIterable {
                 let factor = min(crop.width, crop.height) < 300 ? 2.0 : 1.0
                 return Self.rotated(crop, by: angle, factor: factor, originX: rect.x, originY: rect.y)
             }
-        case .invert: return [TransformedFrame(frame: Self.map(frame) { 255 &- $0 }, scale: 1)]
+        case .invert:
+            var t = TransformedFrame(frame: Self.map(frame) { 255 &- $0 }, scale: 1)
+            t.inverted = true
+            return [t]
         case .stretch: return Self.stretch(frame).map { [TransformedFrame(frame: $0, scale: 1)] } ?? []
         case .sharpen: return [TransformedFrame(frame: Self.sharpen(frame), scale: 1)]
         case .flatField:

@@ -17,6 +17,10 @@ public struct TransformedFrame {
     /// Whether the image was deconvolved (`ImagePass.deblurred`): an EAN/UPC read from it is
     /// also checked for two codes in it (`DecodePipeline.weigh`).
     var deconvolved = false
+    /// Whether the image is the negative of the frame's (`ImagePass.invert`): a light code on
+    /// dark, read dark on light. Checks in the region then look at its negative too, where the
+    /// code's quiet zone is light (`DecodePipeline.weighSoFar`).
+    var inverted = false
 
     /// Whether the image shows only a part of `region` (a crop, a tile), whose edges may cut
     /// a code that goes on past them. A turned image shows the whole region.

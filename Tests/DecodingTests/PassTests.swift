@@ -186,6 +186,21 @@ import Testing
         #expect(DecodePipeline().decode(frame).map(\.text) == ["scand-1590"])
     }
 
+    /// A UPC-E printed light on a dark label (bench/make-devset.py --seed 6262,
+    /// UPC-E-09-inverted.jpg): the region looks read it from the negative of its region's crop,
+    /// and the check that a UPC-E read from a crop is not a part of a longer code looks for its
+    /// quiet zones in that negative too, where they are light. In the frame as it is they are
+    /// dark, and the read was dropped there: the code waited for the whole-frame `invert` pass,
+    /// after `thresholds` and `regions`.
+    @Test func aLightCodeOnADarkLabelIsReadFromItsRegionsNegative() throws {
+        let frame = try ImageFile.load(Fixture.path("upce-inverted-scene.jpg"))
+        let found = DecodePipeline(passes: [.regionLooks]).decode(frame)
+        #expect(found.map(\.symbology) == [.upcE] && found.map(\.text) == ["08540775"])
+        let looks = ImagePass.regionLooks.apply(frame)
+        #expect(looks.contains { $0.inverted } && looks.contains { !$0.inverted })
+        #expect(DecodePipeline().decode(frame).map(\.text) == ["08540775"])
+    }
+
     /// Each region look's image is a crop's, placed back at the crop's origin; a region larger
     /// than a fifth of the frame gets none.
     @Test func theRegionLooksArePlacedAtTheirRegions() throws {

@@ -334,3 +334,8 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # --quietzones) placed in a frame so that the default viewport (0.1, 0.1, 0.8, 0.8) ends inside
 # them: an EAN-13 5008798113518 (read there as the UPC-E 10087985 of its left half) and an ITF
 # 891643175950 (read there as 89164317); see ViewportEdge.swift.
+# upce-inverted-scene.jpg: bench/make-devset.py's set --seed 6262 as it is (UPC-E-09-inverted.jpg):
+# a UPC-E 08540775 printed light on a dark label in a 1280x720 scene, read from its region's
+# negative by the region looks (PassTests).
+# (cd ../../bench && ../.build/zxing-cpp-venv/bin/python make-devset.py /tmp/dev6262 --seed 6262)
+# cp /tmp/dev6262/UPC-E-09-inverted.jpg upce-inverted-scene.jpg
