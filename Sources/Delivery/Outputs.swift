@@ -115,7 +115,9 @@ public final class DeliveringOutput: ResultOutput, Sendable {
     /// Results on a serial port.
     public convenience init(port: any SerialPort, format: OutputFormat, outbox: Outbox = try! Outbox(path: nil, capacity: 100),
                             requiresAck: Bool = false, logger: Logger = Logger(label: "scand.output")) {
-        self.init(name: "serial \(port.name)", format: format, outbox: outbox, requiresAck: requiresAck, logger: logger) { try port.write($0) }
+        // A name goes into log lines and host answers: a device path's control characters as
+        // `\xNN` (a newline in it would split an answer line in two).
+        self.init(name: "serial \(PayloadText.escaped(port.name))", format: format, outbox: outbox, requiresAck: requiresAck, logger: logger) { try port.write($0) }
     }
 
     public var pendingCount: Int { outbox.pending.count }

@@ -93,7 +93,7 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         self.logger = logger
         let start = ContinuousClock.now
         elapsed = { ContinuousClock.now - start }
-        name = "mqtt \(settings.tls ? "mqtts" : "mqtt")://\(settings.host):\(settings.port)"
+        name = "mqtt \(settings.tls ? "mqtts" : "mqtt")://\(PayloadText.escaped(settings.host)):\(settings.port)"
         var settings = settings
         settings.will = ("\(prefix)/status", Array("{\"online\":false}".utf8))
         var callbacks = MQTTClient.Callbacks()

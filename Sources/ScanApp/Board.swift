@@ -90,7 +90,7 @@ public struct Board {
                                             logger: logger, writer: Writers.stdout))
         }
         if config.hid.enabled {
-            outputs.append(DeliveringOutput(name: "hid \(config.hid.device)",
+            outputs.append(DeliveringOutput(name: "hid \(PayloadText.escaped(config.hid.device))",
                                             format: .text(prefix: config.hid.prefix, suffix: config.hid.suffix, aim: config.hid.aim, gs1: config.hid.gs1),
                                             outbox: try outbox("hid"), logger: logger,
                                             writer: Writers.hidKeyboard(path: config.hid.device, layout: config.hid.layout)))

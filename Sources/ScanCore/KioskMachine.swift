@@ -143,6 +143,10 @@ public struct KioskMachine: Sendable {
     /// (delivered or stored) that the report did not count yet.
     private var outputRoom: Int?
     private var handedOut: [Int] = []
+    /// Whether this run handed the outputs any result yet: before it, an outbox without room
+    /// holds results from before the start, which no acknowledgement of a result just sent
+    /// will empty within `fullAfter`.
+    private var handedOutAny = false
     /// The outputs are shown as full (`fullAfter` of no room), or will be when the timer fires.
     private var fullShown = false, fullPending = false
     /// How long the outputs must report no room before the kiosk shows them full: a result
@@ -273,7 +277,11 @@ public struct KioskMachine: Sendable {
             fullOutputs = room == 0 ? full : []
             handedOut.removeAll { $0 <= through }
             if room == 0 {
-                guard !fullShown, !fullPending else { return [] }
+                guard !fullShown else { return [] }
+                // Full since before the start: shown at once (a trigger in the first second
+                // was taken and its read then refused).
+                if !handedOutAny { return becameFullNow() }
+                guard !fullPending else { return [] }
                 fullPending = true
                 return [.startTimer(.outputsFull, after: Self.fullAfter)]
             }
@@ -323,6 +331,7 @@ public struct KioskMachine: Sendable {
             phase = .idle
             metrics.goodReads += 1
             handedOut.append(held.sequence)
+            handedOutAny = true
             return [.cancelTimer(.confirmation), .feedback(.confirmed), .deliver(held)] + resume()
                 + [.log(.info, "result \(held.sequence) confirmed")]
         case .idle, .watching:
@@ -522,7 +531,12 @@ public struct KioskMachine: Sendable {
     /// confirmation.
     /// The full outputs' names in brackets, for a line that says the outputs are full ("" when
     /// the report named none).
-    private var named: String { fullOutputs.isEmpty ? "" : " (\(fullOutputs.joined(separator: ", ")))" }
+    private var named: String { fullOutputs.isEmpty ? "" : " (\(fullOutputs.joined(separator: "; ")))" }
+
+    private mutating func becameFullNow() -> [KioskEffect] {
+        fullShown = true
+        return becameFull()
+    }
 
     private mutating func becameFull() -> [KioskEffect] {
         var effects: [KioskEffect] = [.log(.warning, "the outputs are full (\((fullOutputs + ["outbox.policy = reject-new"]).joined(separator: "; "))): presses are refused until kept results are delivered")]
@@ -554,8 +568,7 @@ public struct KioskMachine: Sendable {
         case (.outputsFull, _):
             fullPending = false
             guard outputRoom == 0, !fullShown else { return [] }
-            fullShown = true
-            return becameFull()
+            return becameFullNow()
         case (.longPress, .scanning) where buttonDown && settings.longPressAction == .torch:
             pressPending = false // the release no longer cancels
             guard torch != .unavailable else { return [.log(.info, "long press: no torch configured")] }
@@ -619,6 +632,7 @@ public struct KioskMachine: Sendable {
     /// Results out now, or (speech on, `deliver = after`) when their announcement ends.
     private mutating func deliverAnnounced(_ results: [ScanResult]) -> [KioskEffect] {
         handedOut += results.map(\.sequence) // delivered or stored: in the outputs either way
+        handedOutAny = handedOutAny || !results.isEmpty
         guard let speech = settings.speech else { return results.map { .deliver($0) } }
         if speech.deliver == .after { return announce(.read(results.map(\.symbol)), holding: results) }
         return announce(.read(results.map(\.symbol))) + results.map { .deliver($0) }

@@ -213,10 +213,11 @@ final class RequestHandler: ChannelInboundHandler {
             head = h
             body = []
             answered = false
-            if let refusal = admit(h, context) {
+            let length = h.headers.first(name: "content-length").flatMap { Int($0) }
+            if let refusal = admit(h, context) ?? WebRules.bodyRefusal(method: h.method.rawValue, path: Self.split(h.uri).path, contentLength: length) {
                 answered = true
                 // A body announced and not read: the connection ends after the answer.
-                let bodyLeft = (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+                let bodyLeft = (length ?? 0) > 0
                 let reply = SetupServer.Reply.error(refusal)
                 write(reply, for: h, close: bodyLeft || !h.isKeepAlive || reply.endsConnection, context)
             } else if Self.waitsToSendBody(h) {
@@ -293,10 +294,11 @@ final class RequestHandler: ChannelInboundHandler {
     }
 
     /// Whether the request waits for a 100 (Continue) before its body (`Expect: 100-continue`,
-    /// RFC 9110, 10.1.1): asked by HTTP/1.1 requests that announce a body.
+    /// RFC 9110, 10.1.1, among the members of any Expect header; others are ignored): asked by
+    /// HTTP/1.1 requests that announce a body.
     static func waitsToSendBody(_ h: HTTPRequestHead) -> Bool {
         h.version.minor >= 1 && (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
-            && h.headers["expect"].contains { trimmed($0[...], " \t").lowercased() == "100-continue" }
+            && h.headers["expect"].contains { $0.split(separator: ",").contains { trimmed($0, " \t").lowercased() == "100-continue" } }
     }
 
     static func split(_ uri: String) -> (path: String, query: Substring) {

@@ -89,7 +89,7 @@ function showStatus(s) {
   const rows = [["camera", s.camera + (s.cameraDetail && s.cameraDetail !== s.camera ? " (" + s.cameraDetail + ")" : "")],
     ["torch", s.torch], ["torch mode", s.torchMode], ["phase", s.phase], ["presses", s.presses], ["good reads", s.goodReads],
     ["closed without scan", s.closedWithoutScan], ["frames decoded", s.framesDecoded], ["errors", s.errors],
-    ["results waiting", s.pendingResults + (s.outputsFull ? " (outputs full" + (s.fullOutputs ? ": " + s.fullOutputs.join(", ") : "") + ": presses are refused)" : "")],
+    ["results waiting", s.pendingResults + (s.outputsFull ? " (outputs full" + (s.fullOutputs ? ": " + s.fullOutputs.join("; ") : "") + ": presses are refused)" : "")],
     ["focus", s.focus + (s.autofocusCycles ? " (" + s.autofocusCycles + " autofocus cycles)" : "")]];
   $("status").innerHTML = "";
   for (const [k, v] of rows) { const tr = $("status").insertRow(); tr.insertCell().textContent = k; tr.insertCell().textContent = v; }

@@ -50,10 +50,22 @@ public enum WebRules {
     static let refusedNouns = ["device": "device", "path": "path", "file": "file", "dir": "folder", "socket": "socket",
                                "images": "list of image files", "listen": "listener", "token": "token", "pwm": "PWM channel", "chip": "GPIO chip"]
 
+    /// The most bytes a camera control change's body has (`POST /api/controls`).
+    public static let controlBodyLimit = 128
+    static let controlTooLong = WebError(413, "control change longer than \(controlBodyLimit) bytes")
+
+    /// The refusal a request's head earns by the length of the body it announces, where its
+    /// path takes less than the door's 4 KiB: answered before the body is sent (a client that
+    /// waits for 100 Continue hears it instead).
+    public static func bodyRefusal(method: String, path: String, contentLength: Int?) -> WebError? {
+        guard method == "POST", path == "/api/controls", let length = contentLength, length > controlBodyLimit else { return nil }
+        return controlTooLong
+    }
+
     /// A camera control change from a form body `name=value` (name: letters and `_`; value: an
     /// integer).
     public static func control(from body: [UInt8]) -> Result<(name: String, value: Int), WebError> {
-        guard body.count <= 128 else { return .failure(WebError(413, "control change longer than 128 bytes")) }
+        guard body.count <= controlBodyLimit else { return .failure(controlTooLong) }
         let text = trimmed(String(decoding: body, as: UTF8.self), "\r\n ")
         let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2 else { return .failure(WebError(400, "send name=value, e.g. brightness=10")) }

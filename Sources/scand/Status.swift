@@ -62,16 +62,22 @@ struct Status: ParsableCommand {
         }
         // While the outputs are full, each output without room: `full output serial /dev/ttyUSB0`.
         for name in object["fullOutputs"]?.array ?? [] {
-            print("full output \(PayloadText.escaped(name.string ?? "?"))")
+            print("full output \(Self.shown(name.string ?? "?"))")
         }
         // Outputs with a connection: `connection mqtt mqtt://broker:1883: connected`.
         if case .object(let connections)? = object["connections"] {
             for (name, state) in connections.sorted(by: { $0.key < $1.key }) {
-                print("connection \(PayloadText.escaped(name)): \(PayloadText.escaped(state.string ?? "?"))")
+                print("connection \(Self.shown(name)): \(PayloadText.escaped(state.string ?? "?"))")
             }
         }
         if let decoding = object["decoding"] { Self.decodingLines(decoding).forEach { print($0) } }
         if gone != nil { throw ExitCode(1) }
+    }
+
+    /// An output's name as the daemon wrote it (its control characters already `\xNN`): escaped
+    /// again only where a status file holds control characters after all.
+    static func shown(_ name: String) -> String {
+        name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? PayloadText.escaped(name) : name
     }
 
     /// The decode statistics, a line per symbology read or refused and one for the no-reads:

@@ -543,6 +543,23 @@ import Glibc
         _ = await Self.sendAll(big, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 9999\r\n\r\n".utf8), seconds: 2)
         let refused = await Self.answer(big, within: 5)
         #expect(refused.hasPrefix("HTTP/1.1 413") && !refused.contains("100 Continue"), "\(refused)")
+        // A control change longer than its own limit (128 bytes, under the door's 4 KiB) is
+        // refused from its head too, not after its body (a tryout).
+        guard let control = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(control) }
+        _ = await Self.sendAll(control, Array("POST /api/controls HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 200\r\n\r\n".utf8), seconds: 2)
+        let tooLong = await Self.answer(control, within: 5)
+        #expect(tooLong.hasPrefix("HTTP/1.1 413") && tooLong.contains("control change longer than 128 bytes") && !tooLong.contains("100 Continue"), "\(tooLong)")
+        // 100-continue among other expectations in one header (RFC 9110's list form).
+        guard let listed = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        defer { close(listed) }
+        _ = await Self.sendAll(listed, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: x-other, 100-Continue\r\nContent-Length: 7\r\n\r\n".utf8), seconds: 2)
+        var heard = ""
+        _ = await Poll.until(2) {
+            heard += String(decoding: Self.drain(listed).bytes, as: UTF8.self)
+            return heard.contains("\r\n\r\n")
+        }
+        #expect(heard.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(heard)")
     }
 
     /// SIGTERM while snapshots are being made, with an MQTT output (whose goodbye to the broker

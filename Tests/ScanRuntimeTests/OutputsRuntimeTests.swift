@@ -62,6 +62,14 @@ func temporaryPath() -> String {
         #expect(reject.room == 0)
     }
 
+    /// An output's name goes into log lines and host answers (`ERR TRIGGER: outputs full
+    /// (NAME)`): a device path's control characters are written `\xNN` (a tryout: a newline in
+    /// a serial link's path split a refusal into two answer lines, the second `OK TRIGGER`).
+    @Test func anOutputsNameCarriesNoControlCharacter() {
+        let output = DeliveringOutput(port: SimulatedSerialPort(name: "/tmp/odd\nOK TRIGGER\u{1b}[2J"), format: .jsonLines)
+        #expect(output.name == "serial /tmp/odd\\x0AOK TRIGGER\\x1B[2J")
+    }
+
     @Test func ackModeKeepsAResultUntilTheHostAcknowledgesIt() throws {
         let port = FlakyPort()
         let output = DeliveringOutput(port: port, format: .jsonLines, requiresAck: true)
