@@ -44,7 +44,7 @@ import Testing
         let without = DecodePipeline(passes: ImagePass.passes(for: .balanced).filter { $0 != .resampled })
         #expect(without.decode(frame).isEmpty)
         let images = ImagePass.resampled.apply(frame)
-        #expect(images.count == 4)
+        #expect(images.count == 5)
         let engines: [any BarcodeDecoder] = [ZXingDecoder(), ZBarDecoder()]
         for image in [images[0], images[1], images[3]] { #expect(engines.allSatisfy { $0.decode(image.frame).isEmpty }) }
         #expect(images[2].frame[0, 0] == ImagePass.highlightCurve[Int(images[0].frame[0, 0])])

@@ -339,3 +339,6 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # negative by the region looks (PassTests).
 # (cd ../../bench && ../.build/zxing-cpp-venv/bin/python make-devset.py /tmp/dev6262 --seed 6262)
 # cp /tmp/dev6262/UPC-E-09-inverted.jpg upce-inverted-scene.jpg
+# upce-small-inverted-scene.jpg: a tryout's generated scene (stop 66): a zint UPC-E 04628721 at
+# 1.2 px a module, white on a black label, in a 1280x720 grey scene with clutter, noise and
+# blur; read from the negative of resampled's enlargement (ResampledPassTests).
