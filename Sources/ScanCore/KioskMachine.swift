@@ -525,14 +525,14 @@ public struct KioskMachine: Sendable {
         StatusIndication(camera: camera) ?? (outputsFull ? .outputsFull : .ready)
     }
 
-    /// The outputs said no new result fits: a scanning session without a press (continuous,
-    /// presentation) ends, the kiosk stops watching, the LED shows it. A press-started session
-    /// goes on to its end (a read then is refused); a held result still waits for its
-    /// confirmation.
     /// The full outputs' names in brackets, for a line that says the outputs are full ("" when
     /// the report named none).
     private var named: String { fullOutputs.isEmpty ? "" : " (\(fullOutputs.joined(separator: "; ")))" }
 
+    /// The outputs said no new result fits: a scanning session without a press (continuous,
+    /// presentation) ends, the kiosk stops watching, the LED shows it. A press-started session
+    /// goes on to its end (a read then is refused); a held result still waits for its
+    /// confirmation.
     private mutating func becameFullNow() -> [KioskEffect] {
         fullShown = true
         return becameFull()

@@ -220,7 +220,7 @@ final class RequestHandler: ChannelInboundHandler {
                 let bodyLeft = (length ?? 0) > 0
                 let reply = SetupServer.Reply.error(refusal)
                 write(reply, for: h, close: bodyLeft || !h.isKeepAlive || reply.endsConnection, context)
-            } else if Self.waitsToSendBody(h) {
+            } else if Self.waitsToSendBody(h, length: length) {
                 // A client that asks before it sends its body (.NET's HttpClient, curl for a
                 // large one) hears "go on" at once, instead of waiting out its own timer.
                 context.writeAndFlush(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .continue))), promise: nil)
@@ -296,8 +296,8 @@ final class RequestHandler: ChannelInboundHandler {
     /// Whether the request waits for a 100 (Continue) before its body (`Expect: 100-continue`,
     /// RFC 9110, 10.1.1, among the members of any Expect header; others are ignored): asked by
     /// HTTP/1.1 requests that announce a body.
-    static func waitsToSendBody(_ h: HTTPRequestHead) -> Bool {
-        h.version.minor >= 1 && (h.headers.first(name: "content-length").flatMap { Int($0) } ?? 0) > 0
+    static func waitsToSendBody(_ h: HTTPRequestHead, length: Int?) -> Bool {
+        h.version.minor >= 1 && (length ?? 0) > 0
             && h.headers["expect"].contains { $0.split(separator: ",").contains { trimmed($0, " \t").lowercased() == "100-continue" } }
     }
 

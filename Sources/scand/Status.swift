@@ -75,9 +75,10 @@ struct Status: ParsableCommand {
     }
 
     /// An output's name as the daemon wrote it (its control characters already `\xNN`): escaped
-    /// again only where a status file holds control characters after all.
+    /// again only where a status file holds a character `PayloadText.escaped` would change
+    /// after all (a backslash aside: the daemon's own escapes have them).
     static func shown(_ name: String) -> String {
-        name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? PayloadText.escaped(name) : name
+        name.unicodeScalars.contains { $0 != "\\" && PayloadText.escaped(String($0)) != String($0) } ? PayloadText.escaped(name) : name
     }
 
     /// The decode statistics, a line per symbology read or refused and one for the no-reads:

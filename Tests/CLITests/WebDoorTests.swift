@@ -522,14 +522,10 @@ import Glibc
     @Test func aClientThatAsksBeforeItsBodyHearsGoOn() async throws {
         let d = try Daemon()
         #expect(await d.ready(), "\(d.logText)")
-        guard let fd = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
+        guard let asked = await Self.askToSend(d.port, "/api/command", expect: "100-continue", length: 7) else { Issue.record("no connection"); return }
+        let fd = asked.fd
+        var got = asked.heard
         defer { close(fd) }
-        _ = await Self.sendAll(fd, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 7\r\n\r\n".utf8), seconds: 2)
-        var got = ""
-        _ = await Poll.until(2) {
-            got += String(decoding: Self.drain(fd).bytes, as: UTF8.self)
-            return got.contains("\r\n\r\n")
-        }
         #expect(got.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(got)")
         _ = await Self.sendAll(fd, Array("VERSION".utf8), seconds: 2)
         _ = await Poll.until(5) {
@@ -537,29 +533,33 @@ import Glibc
             return got.contains("OK VERSION")
         }
         #expect(got.contains("HTTP/1.1 200") && got.contains("OK VERSION"), "\(got)")
-        // Too large a body: the refusal, no "go on".
-        guard let big = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
-        defer { close(big) }
-        _ = await Self.sendAll(big, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 9999\r\n\r\n".utf8), seconds: 2)
-        let refused = await Self.answer(big, within: 5)
-        #expect(refused.hasPrefix("HTTP/1.1 413") && !refused.contains("100 Continue"), "\(refused)")
-        // A control change longer than its own limit (128 bytes, under the door's 4 KiB) is
-        // refused from its head too, not after its body (a tryout).
-        guard let control = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
-        defer { close(control) }
-        _ = await Self.sendAll(control, Array("POST /api/controls HTTP/1.1\r\n\(Self.host(d.port))Expect: 100-continue\r\nContent-Length: 200\r\n\r\n".utf8), seconds: 2)
-        let tooLong = await Self.answer(control, within: 5)
-        #expect(tooLong.hasPrefix("HTTP/1.1 413") && tooLong.contains("control change longer than 128 bytes") && !tooLong.contains("100 Continue"), "\(tooLong)")
-        // 100-continue among other expectations in one header (RFC 9110's list form).
-        guard let listed = SetupPageTests.connectTCP(d.port) else { Issue.record("no connection"); return }
-        defer { close(listed) }
-        _ = await Self.sendAll(listed, Array("POST /api/command HTTP/1.1\r\n\(Self.host(d.port))Expect: x-other, 100-Continue\r\nContent-Length: 7\r\n\r\n".utf8), seconds: 2)
-        var heard = ""
-        _ = await Poll.until(2) {
-            heard += String(decoding: Self.drain(listed).bytes, as: UTF8.self)
-            return heard.contains("\r\n\r\n")
+        // Too large a body: the refusal, no "go on"; so for a control change longer than its
+        // own limit (128 bytes, under the door's 4 KiB), from its head, not after its body (a
+        // tryout).
+        for (path, length, says) in [("/api/command", 9999, "ERR 413"), ("/api/controls", 200, "control change longer than 128 bytes")] {
+            guard let (other, refused) = await Self.askToSend(d.port, path, expect: "100-continue", length: length) else { Issue.record("no connection"); continue }
+            close(other)
+            #expect(refused.hasPrefix("HTTP/1.1 413") && refused.contains(says) && !refused.contains("100 Continue"), "\(path): \(refused)")
         }
+        // 100-continue among other expectations in one header (RFC 9110's list form).
+        guard let (listed, heard) = await Self.askToSend(d.port, "/api/command", expect: "x-other, 100-Continue", length: 7) else { Issue.record("no connection"); return }
+        close(listed)
         #expect(heard.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(heard)")
+    }
+
+    /// A new connection that sends a POST head to `path` with `Expect: expect` and a
+    /// Content-Length of `length`, and what it heard within 5 s: a 100 Continue's head, or an
+    /// answer the door closes after.
+    static func askToSend(_ port: UInt16, _ path: String, expect: String, length: Int) async -> (fd: Int32, heard: String)? {
+        guard let fd = SetupPageTests.connectTCP(port) else { return nil }
+        _ = await sendAll(fd, Array("POST \(path) HTTP/1.1\r\n\(host(port))Expect: \(expect)\r\nContent-Length: \(length)\r\n\r\n".utf8), seconds: 2)
+        var heard = ""
+        _ = await Poll.until(5) {
+            let (bytes, closed) = drain(fd)
+            heard += String(decoding: bytes, as: UTF8.self)
+            return closed || (heard.hasPrefix("HTTP/1.1 100 ") && heard.contains("\r\n\r\n"))
+        }
+        return (fd, heard)
     }
 
     /// SIGTERM while snapshots are being made, with an MQTT output (whose goodbye to the broker
