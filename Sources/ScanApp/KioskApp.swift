@@ -109,7 +109,7 @@ public final class KioskApp: Sendable {
             mqttEvents?.publishEvent(line)
             hub.publish(line)
         }
-        let status = StatusService(statusFile: config.statusFile, metricsFile: config.metricsFile, mqtt: mqtt)
+        let status = StatusService(statusFile: config.statusFile, metricsFile: config.metricsFile, mqtt: mqtt, logger: logger)
         let parts = Parts(config: config, board: board, logger: logger)
         let hasTorchLine = board.hardware.torch != nil
         let systemd = SystemdNotifier.fromProcess()

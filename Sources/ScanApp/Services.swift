@@ -22,14 +22,19 @@ final class StatusService: Service {
     private let statusFile: String?
     private let metricsFile: String?
     private let mqtt: MQTTOutput?
+    private let logger: Logger
+    /// The files the last write failed on: a failure is logged when it starts and when it ends,
+    /// not at every status.
+    private let failing = Locked<Set<String>>([])
     private let pending = Locked<KioskStatus?>(nil)
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
 
-    init(statusFile: String?, metricsFile: String?, mqtt: MQTTOutput?) {
+    init(statusFile: String?, metricsFile: String?, mqtt: MQTTOutput?, logger: Logger) {
         self.statusFile = statusFile
         self.metricsFile = metricsFile
         self.mqtt = mqtt
+        self.logger = logger
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -48,9 +53,27 @@ final class StatusService: Service {
         guard let status = pending.withLock({ s in defer { s = nil }; return s }) else { return }
         // The file also names the daemon's process: `scand status` tells a daemon that has gone
         // from one that runs.
-        if let statusFile { try? FileBytes.writeAtomically(Array((String(status.json.dropLast()) + ",\"pid\":\(getpid())}\n").utf8), to: statusFile) }
-        if let metricsFile { MetricsFile.write(status, to: metricsFile) }
+        if let statusFile {
+            written("status.file", statusFile) { () throws(FileBytes.Failure) in
+                try FileBytes.writeAtomically(Array((String(status.json.dropLast()) + ",\"pid\":\(getpid())}\n").utf8), to: statusFile)
+            }
+        }
+        if let metricsFile { written("metrics.file", metricsFile) { () throws(FileBytes.Failure) in try MetricsFile.write(status, to: metricsFile) } }
         mqtt?.publishStatus(json: status.json)
+    }
+
+    /// Runs `write`, and says in the log when writing `path` (`key`'s file) starts to fail and
+    /// when it works again (a tryout: a status file in a folder that did not exist was never
+    /// written, and nothing said so).
+    private func written(_ key: String, _ path: String, _ write: () throws(FileBytes.Failure) -> Void) {
+        do {
+            try write()
+            if failing.withLock({ $0.remove(path) != nil }) { logger.notice("\(key) \(path) written again") }
+        } catch {
+            if failing.withLock({ $0.insert(path).inserted }) {
+                logger.warning("\(key) \(path) not written: \(error); it is written again at the next status once that is mended")
+            }
+        }
     }
 }
 

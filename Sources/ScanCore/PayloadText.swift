@@ -6,6 +6,24 @@ public enum PayloadText {
         return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
     }
 
+    /// The text with its control characters (C0, DEL, C1) written as `\xNN` and its invisible
+    /// ones as `\u{NNNN}` (`invisiblesShown`), backslashes left as they are: for a line made of
+    /// scand's own words and names from outside (a device path from the config, an error text
+    /// about it), which must stay one line (a host's answer, a log line). Text without them is
+    /// returned as it is.
+    public static func controlsShown(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || isInvisible($0) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { out += "\\x" + hex2(scalar.value) }
+            else if isInvisible(scalar) { out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" }
+            else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+
     /// The text with every control character (C0, DEL, C1) written as `\xNN` (or `\u{NNNN}` for
     /// line and paragraph separators and bidi controls) and a backslash as `\\`, so that a payload
     /// can never break a line protocol or drive a terminal, and the original stays recoverable.

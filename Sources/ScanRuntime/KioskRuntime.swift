@@ -378,6 +378,13 @@ public actor KioskRuntime: Service {
     /// `door`: where the line came from, for the presses counted per source.
     public func command(_ line: String, version: String, door: PressSource = .host,
                         applySet: @Sendable (String, String) async -> String?) async -> String {
+        // One line, whatever the names in it hold (a camera path from the config with a newline
+        // in it split `ERR TRIGGER: camera unavailable (...)` in two, the second a line of its own).
+        PayloadText.controlsShown(await answerLine(line, version: version, door: door, applySet: applySet))
+    }
+
+    private func answerLine(_ line: String, version: String, door: PressSource,
+                            applySet: @Sendable (String, String) async -> String?) async -> String {
         switch Result(catching: { () throws(HostCommandError) -> HostCommand in try HostCommand.parse(line) }) {
         case .failure(let error): return error.answer
         case .success(.set(let key, let value)):

@@ -78,7 +78,7 @@ public enum MetricsFile {
     }
 
     /// Writes atomically (a temporary file renamed over the old one), as the collector requires.
-    public static func write(_ s: KioskStatus, to path: String) {
-        try? FileBytes.writeAtomically(Array(render(s).utf8), to: path)
+    public static func write(_ s: KioskStatus, to path: String) throws(FileBytes.Failure) {
+        try FileBytes.writeAtomically(Array(render(s).utf8), to: path)
     }
 }

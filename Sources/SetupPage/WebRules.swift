@@ -257,8 +257,9 @@ extension WebRules {
     }
 
     /// The text of an error answer: `reason` if it is already an `ERR` line, else `ERR status: reason`.
+    /// One line, whatever the reason holds (a camera path from the config, an error about it).
     public static func errorText(_ error: WebError) -> String {
-        error.reason.hasPrefix("ERR") ? error.reason : "ERR \(error.status): \(error.reason)"
+        PayloadText.controlsShown(error.reason.hasPrefix("ERR") ? error.reason : "ERR \(error.status): \(error.reason)")
     }
 
     static func printable(_ text: String) -> String {

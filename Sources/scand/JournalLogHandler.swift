@@ -23,7 +23,7 @@ struct JournalLogHandler: LogHandler {
     func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
              file: String, function: String, line: UInt) {
         var fields: [(String, String)] = [
-            ("MESSAGE", PayloadText.invisiblesShown(message.description)), ("PRIORITY", "\(Self.priority(level))"), ("SYSLOG_IDENTIFIER", "scand"),
+            ("MESSAGE", PayloadText.controlsShown(message.description)), ("PRIORITY", "\(Self.priority(level))"), ("SYSLOG_IDENTIFIER", "scand"),
             ("SCAND_SOURCE", source), ("CODE_FILE", file), ("CODE_LINE", "\(line)"),
         ]
         for (k, v) in metadata.merging(extra ?? [:], uniquingKeysWith: { $1 }) {
@@ -31,7 +31,7 @@ struct JournalLogHandler: LogHandler {
             fields.append((name, PayloadText.invisiblesShown("\(v)")))
         }
         if !Self.send(fields) {
-            let text = "<\(Self.priority(level))>\(PayloadText.invisiblesShown(message.description))\n"
+            let text = "<\(Self.priority(level))>\(PayloadText.controlsShown(message.description))\n"
             _ = text.withCString { write(2, $0, strlen($0)) }
         }
     }

@@ -42,9 +42,9 @@ struct TerminalLogHandler: LogHandler {
         if !metadata.isEmpty {
             text += " [" + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "]"
         }
-        // A value from outside (a config path, a device name) with a direction override or a
-        // byte order mark in it shows as such.
-        return PayloadText.invisiblesShown(text)
+        // A value from outside (a config path, a device name, an error about it) with a control
+        // character, a direction override or a byte order mark in it shows as such: one line.
+        return PayloadText.controlsShown(text)
     }
 
     /// The local time, to the millisecond: `2026-11-26 11:20:03.512`.

@@ -20,12 +20,18 @@ import Testing
         return (decoding["symbologies"] as? [String: [String: Any]] ?? [:], decoding["noReads"] as? [String: Any] ?? [:])
     }
 
-    @Test func aReadShowsInItsSymbologyAndBinInTheStatusAndTheMetrics() async throws {
+    /// A daemon that writes its metrics to `metricsFile` (a path in its folder), ready, and its
+    /// control socket.
+    static func daemon(metricsFile name: String) async throws -> (daemon: SetupPageTests.Daemon, metricsFile: String, socket: String) {
         let dir = try Fixture.temporaryFolder("scand-stats")
-        let metricsFile = dir.appendingPathComponent("metrics.prom").path
+        let metricsFile = dir.appendingPathComponent(name).path
         let daemon = try SetupPageTests.Daemon(dir: dir, extra: "[metrics]\nfile = \"\(metricsFile)\"")
         #expect(await daemon.ready(), "\(daemon.logText)")
-        let socket = daemon.dir.appendingPathComponent("control.sock").path
+        return (daemon, metricsFile, daemon.dir.appendingPathComponent("control.sock").path)
+    }
+
+    @Test func aReadShowsInItsSymbologyAndBinInTheStatusAndTheMetrics() async throws {
+        let (daemon, metricsFile, socket) = try await Self.daemon(metricsFile: "metrics.prom")
         let config = daemon.dir.appendingPathComponent("scand.toml").path
         _ = await Poll.until(10) { (try? ControlSocket.get(socket, "/api/status"))?.text.contains("\"camera\":\"available\"") == true }
 
@@ -79,5 +85,19 @@ import Testing
         #expect(after.noReads["count"] as? Int == 1 && (after.noReads["bins"] as? [Int])?.reduce(0, +) == 1, "\(status)")
         let later = try SetupPageTests.get(daemon.port, "/metrics").text
         #expect(later.contains("scand_rejected_by_symbology_total{symbology=\"Code-128\"} 1\n") && later.contains("scand_no_read_seconds_count 1\n"), "\(later)")
+    }
+
+    /// A metrics file in a folder that does not exist: the log says so once, not at every
+    /// status (a tryout: nothing said so, and the file was never written), and says when it is
+    /// written again once the folder is there.
+    @Test func aMetricsFileThatCannotBeWrittenIsSaidOnce() async throws {
+        let (daemon, metricsFile, socket) = try await Self.daemon(metricsFile: "nodir/metrics.prom")
+        #expect(await Poll.until(10) { daemon.logText.contains("metrics.file \(metricsFile) not written: ") }, "\(daemon.logText)")
+        #expect(try ControlSocket.command(socket, "TRIGGER").text == "OK TRIGGER\n")
+        try FileManager.default.createDirectory(at: daemon.dir.appendingPathComponent("nodir"), withIntermediateDirectories: true)
+        #expect(try ControlSocket.command(socket, "TRIGGER").text.hasPrefix("OK TRIGGER"))
+        #expect(await Poll.until(20) { FileManager.default.fileExists(atPath: metricsFile) })
+        #expect(await Poll.until(5) { daemon.logText.contains("metrics.file \(metricsFile) written again") }, "\(daemon.logText)")
+        #expect(daemon.logText.components(separatedBy: " not written: ").count == 2, "said once: \(daemon.logText)")
     }
 }

@@ -88,8 +88,8 @@ import Testing
     /// A UPC-E printed light on a dark label at 1.2 pixels a module in a 720p scene (a tryout's
     /// generated scene): the whole-frame negative (`invert`) has too few pixels a module, the
     /// enlargements too few light ones; the enlargement's negative, `resampled`'s fifth image,
-    /// reads it (before: 99 of 144 such small light-on-dark codes read, 128 of the same codes
-    /// dark on light; after: 110).
+    /// reads it (a tryout's 144 light-on-dark codes at 1.2-3 px a module: 99 read before, 110
+    /// after, 128 of the same codes dark on light).
     @Test func aSmallLightCodeOnADarkLabelIsReadFromTheEnlargementsNegative() throws {
         let frame = try ImageFile.load(Fixture.path("upce-small-inverted-scene.jpg"))
         #expect(DecodePipeline(passes: [.invert]).decode(frame).isEmpty)

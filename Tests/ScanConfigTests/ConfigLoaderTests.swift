@@ -192,6 +192,9 @@ import Testing
         #expect(e.contains { $0.hasPrefix("test.toml:5: output.mqtt.qos:") })
         #expect(e.contains("test.toml:6: output.mqtt.password_file: a password needs output.mqtt.username"), "\(e)")
         #expect(e.contains("test.toml:7: output.mqtt.tls_cert: tls_cert and tls_key go together (a client certificate and its key)"), "\(e)")
+        // A username libmosquitto would refuse at start ("Malformed UTF-8").
+        let user = errors("[output.mqtt]\nurl = \"mqtt://broker\"\nusername = \"u\\nser\\u001B\"")
+        #expect(user.contains("test.toml:3: output.mqtt.username: text without control characters, at most 65535 bytes"), "\(user)")
     }
 
     @Test func brokerURLs() {

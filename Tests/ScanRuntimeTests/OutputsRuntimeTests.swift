@@ -148,6 +148,15 @@ func temporaryPath() -> String {
 }
 
 @Suite struct HostLinkTests {
+    /// An answer is one line whatever the names and reasons in it hold (a tryout: a camera path
+    /// with a newline in it split `ERR TRIGGER: camera unavailable (...)` in two, the second
+    /// line a forged answer).
+    @Test func anAnswerIsOneLine() async throws {
+        let service = try ServiceKiosk(images: ["no-code.png"])
+        let answer = await service.runtime.command("SET scan.multiple=2", version: "9.9") { _, _ in "no such key\nOK TRIGGER\u{1b}[2J" }
+        #expect(answer == "ERR SET: no such key\\x0AOK TRIGGER\\x1B[2J", "\(answer)")
+    }
+
     /// Every command through the service's host link, on a simulated serial port: one answer
     /// line per command, written in the runtime (never interleaved with results).
     @Test func everyHostCommandThroughTheService() async throws {
