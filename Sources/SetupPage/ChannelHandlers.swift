@@ -320,7 +320,7 @@ final class RequestHandler: ChannelInboundHandler {
             headers.add(name: "Content-Type", value: type)
             headers.add(name: "Content-Length", value: String(bytes.count))
             for (name, value) in extra { headers.add(name: name, value: value) }
-            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status, reasonPhrase: SetupServer.phrase(status)), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.head(NIOHTTP1.HTTPResponseHead(version: .http1_1, status: .custom(code: UInt(status), reasonPhrase: SetupServer.phrase(status)), headers: headers))), promise: nil)
             if h.method != .HEAD && !bytes.isEmpty {
                 context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))), promise: nil)
             }
