@@ -83,7 +83,7 @@ extension Reader {
         m.username = string(t, "output.mqtt.username", default: "")
         // MQTT's strings hold no control characters (libmosquitto refuses them at start as
         // "Malformed UTF-8": a tryout's username passed check-config and stopped the daemon).
-        if m.username.utf8.count > 65535 || m.username.unicodeScalars.contains(where: { $0.value < 32 || (0x7F...0x9F).contains($0.value) }) {
+        if m.username.utf8.count > 65535 || m.username.unicodeScalars.contains(where: PayloadText.isControl) {
             fail("output.mqtt.username", "text without control characters, at most 65535 bytes")
         }
         func path(_ key: String) -> String? {

@@ -22,7 +22,8 @@ public enum PayloadText {
         return out
     }
 
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
+    /// A C0 control, DEL or a C1 control.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
 
     /// The text with every control character (C0, DEL, C1) written as `\xNN` (or `\u{NNNN}` for
     /// line and paragraph separators and bidi controls) and a backslash as `\\`, so that a payload
@@ -34,7 +35,7 @@ public enum PayloadText {
             let v = scalar.value
             if scalar == "\\" {
                 out += "\\\\"
-            } else if v < 0x20 || (v >= 0x7F && v <= 0x9F) {
+            } else if isControl(scalar) {
                 out += "\\x" + hex2(v)
             } else if v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
                 out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
