@@ -117,6 +117,8 @@ public struct KioskCore: Sendable {
     private var player: IndicatorPlayer
     private var phrases: SpeechPhrases
     private var deadlines: [Timer: Duration] = [:]
+    /// The number of the last outputs report taken (`OutputsReport.counted`).
+    private var outputsCounted = 0
     /// Whether the runtime has a speaker (announcements without one end at once).
     public let hasSpeaker: Bool
     /// Whether event lines are wanted (building them costs a little).
@@ -273,6 +275,10 @@ public struct KioskCore: Sendable {
         case .torchFailed:
             return kiosk(.torchFailed, now: now)
         case .outputs(let report):
+            if let n = report.counted {
+                guard n > outputsCounted else { return [] }
+                outputsCounted = n
+            }
             changed = true
             if report.pending, deadlines[.outputRetry] == nil { deadlines[.outputRetry] = now + .seconds(1) }
             return kiosk(.outputsRoom(report.room, through: report.through, full: report.full), now: now)
@@ -484,11 +490,16 @@ public struct OutputsReport: Equatable, Sendable {
     /// The outputs that take no new result now (room 0), by name: what the kiosk names when it
     /// refuses a press for them.
     public var full: [String]
-    public init(pending: Bool, room: Int? = nil, through: Int = 0, full: [String] = []) {
+    /// Its number in the order the reports were counted (they reach the core from several
+    /// threads, not always in that order): one counted before a report already taken is out
+    /// of date and left out. nil: always taken.
+    public var counted: Int?
+    public init(pending: Bool, room: Int? = nil, through: Int = 0, full: [String] = [], counted: Int? = nil) {
         self.pending = pending
         self.room = room
         self.through = through
         self.full = full
+        self.counted = counted
     }
 }
 

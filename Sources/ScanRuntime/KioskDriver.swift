@@ -35,6 +35,9 @@ public final class KioskDriver {
     private let taken = Locked(0)
     /// The outputs whose outboxes were full at the last report.
     private let fullOutputs = Locked<Set<String>>([])
+    /// Reports counted so far: each is counted under this lock and numbered, so that the core
+    /// can tell one counted earlier that reaches it later.
+    private let reportsCounted = Locked(0)
     /// What went wrong in the current input's hardware calls (for host answers).
     private var failures: [String] = []
 
@@ -328,8 +331,13 @@ public final class KioskDriver {
     /// after the work that came before), and the outputs without room by name. An output whose
     /// outbox has just filled is named in the debug log with what it keeps.
     private var outputsReport: @Sendable () -> OutputsReport {
-        let (outputs, taken, full, logger) = (self.outputs, self.taken, self.fullOutputs, self.logger)
-        return {
+        let (outputs, taken, full, logger, counted) = (self.outputs, self.taken, self.fullOutputs, self.logger, self.reportsCounted)
+        // One report at a time, numbered: the output queue's report after a write and the
+        // broker's thread's after a PUBACK race to the core, and the one counted before the
+        // PUBACK could arrive last and leave the kiosk full for good (a CI run: an empty outbox
+        // of one shown full, every press refused).
+        return { counted.withLock { order in
+            order += 1
             // `through` first: a result the output queue takes meanwhile is then counted as not
             // yet taken, and its room stays taken (never the other way round).
             let through = taken.withLock { $0 }
@@ -343,8 +351,8 @@ public final class KioskDriver {
                 logger.debug("output \(output.name): its outbox is full: \(output.pendingCount) result(s) not delivered or acknowledged yet (outbox.capacity; outbox.policy = reject-new)")
             }
             return OutputsReport(pending: outputs.contains { $0.pendingCount > 0 }, room: rooms.compactMap { $0 }.min(), through: through,
-                                 full: filled.map(\.name))
-        }
+                                 full: filled.map(\.name), counted: order)
+        } }
     }
 
     // MARK: - Names

@@ -9,8 +9,9 @@ final class Broker {
     private var process: Process?
 
     /// `listener`: extra lines for the listener (TLS files); `settings`: the rest
-    /// (`allow_anonymous`, `password_file`).
-    init(dir: URL, settings: String = "allow_anonymous true", listener: String = "") async throws {
+    /// (`allow_anonymous`, `password_file`). `persistence`: sessions saved every second (with
+    /// an fsync that, on a busy disk, holds up every acknowledgement meanwhile).
+    init(dir: URL, settings: String = "allow_anonymous true", listener: String = "", persistence: Bool = true) async throws {
         self.dir = dir
         // Started as root, mosquitto drops to its own user: it must be able to write its log
         // and sessions here.
@@ -20,7 +21,7 @@ final class Broker {
             listener \(port) 127.0.0.1
             \(listener)
             \(settings)
-            persistence true
+            persistence \(persistence)
             persistence_location \(dir.path)/
             autosave_interval 1
             log_dest file \(dir.path)/broker.log
