@@ -91,6 +91,10 @@ public final class Outbox: Sendable {
     }
     /// Every result kept, held ones too.
     public var count: Int { state.withLock { $0.pending.count } }
+    /// Whether `seq` is kept and not held (among `pending`).
+    public func isPending(_ seq: Int) -> Bool {
+        state.withLock { s in !s.held.contains(seq) && s.pending.contains { $0.seq == seq } }
+    }
     /// How many more results `add` takes before the `reject-new` policy refuses one; nil under
     /// `drop-oldest` (it always takes one).
     public var room: Int? { policy == .rejectNew ? max(0, capacity - count) : nil }

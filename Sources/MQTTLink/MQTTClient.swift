@@ -79,8 +79,8 @@ public final class MQTTClient: @unchecked Sendable {
         init(_ callbacks: Callbacks) { self.callbacks = callbacks }
     }
 
-    /// The longest wait between two connection attempts, in seconds (libmosquitto's waits
-    /// grow as the square of the attempt: 1, 4, 9, then this).
+    /// The longest wait between two connection attempts, in seconds (the waits grow as the
+    /// square of the attempt: 1, 4, 9, then this).
     static let reconnectMax: UInt32 = 10
 
     private static let library: Void = { _ = mosquitto_lib_init() }()
@@ -107,7 +107,6 @@ public final class MQTTClient: @unchecked Sendable {
         }
         do {
             _ = mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V311)
-            try check("mosquitto_reconnect_delay_set", mosquitto_reconnect_delay_set(mosq, 1, Self.reconnectMax, true))
             if let username = settings.username {
                 try check("mosquitto_username_pw_set", mosquitto_username_pw_set(mosq, username, settings.password))
             }
@@ -152,15 +151,23 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
-    /// The network thread: connects, and runs libmosquitto's loop, which reconnects by itself
-    /// once a connection was made and is lost. Where the library gives up (a first connection
-    /// refused or unreachable: a broker not up yet when the kiosk boots; a name that does not
-    /// resolve), this connects again after 1, 4, 9, then every 10 s (a tryout: a broker started
-    /// after scand was never used).
+    /// The network thread: connects, runs libmosquitto's loop while connected, and connects
+    /// again after 1, 4, 9, then every 10 s once the connection is lost or refused (a broker
+    /// not up yet when the kiosk boots, a name that does not resolve: a tryout's broker started
+    /// after scand was never used). The waits are its own, not the library's: a stop ends them
+    /// at once (a tryout: libmosquitto's reconnect sleep, which nothing interrupts, held a stop
+    /// with the broker away up to 11 s, past the unit's 10 s).
     private func network() {
         var rc = mosquitto_connect_async(mosq, settings.host, Int32(settings.port), Int32(settings.keepalive))
         while !state.withLock({ $0.stopped }) {
-            if rc == MOSQ_ERR_SUCCESS.rawValue { rc = mosquitto_loop_forever(mosq, -1, 1) }
+            // A pass a second at most (the keepalive's pings) until the connection ends: on a
+            // stop, once the goodbye (DISCONNECT) is written, or after two short passes more.
+            var passesAfterStop = 0
+            while rc == MOSQ_ERR_SUCCESS.rawValue {
+                let stopped = state.withLock { $0.stopped }
+                if stopped { passesAfterStop += 1; if passesAfterStop > 2 { break } }
+                rc = mosquitto_loop(mosq, stopped ? 100 : 1000, 1)
+            }
             let attempts = state.withLock { s -> Int? in
                 guard !s.stopped else { return nil }
                 s.attempts += 1

@@ -65,6 +65,8 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         var connection = MQTTClient.Connection.connecting
         /// Published, waiting for PUBACK (by message id).
         var window: AckWindow
+        /// Acknowledged and on their way out of the outbox: not published again meanwhile.
+        var leaving: Set<Int> = []
         var lastStatus: String?
         var onCommand: (@Sendable (String, @escaping @Sendable (String) -> Void) -> Bool)?
         var commandRate = TokenBucket(perSecond: MQTTOutput.commandRate, burst: MQTTOutput.commandBurst)
@@ -160,26 +162,30 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
             // While the broker is away results wait in the outbox: the connection's loss was
             // logged once; each result is not an error of its own.
             guard state.withLock({ $0.connected }) else { return }
-            for entry in outbox.pending {
-                if state.withLock({ $0.window.isWaiting(entry.seq) }) { continue }
-                try publish(entry)
-            }
+            for entry in outbox.pending { try publish(entry) }
         }
     }
 
+    /// Publishes `entry` unless it is in flight, or acknowledged meanwhile (a tryout: a result
+    /// whose PUBACK came while `flush` went through the outbox was published twice, the
+    /// connection up).
     private func publish(_ entry: Outbox.Entry) throws {
         // The broker's PUBACK can come back (on the network thread) before `publish` returns
         // the message id: the id is recorded under `publishing`, which `acknowledged` takes too.
-        let outcome = publishing.withLock { _ -> Result<Int32, MQTTError> in
+        let outcome = publishing.withLock { _ -> Result<Int32, MQTTError>? in
+            // `leaving` first: an acknowledged result is there until the outbox let it go.
+            guard state.withLock({ !$0.window.isWaiting(entry.seq) && !$0.leaving.contains(entry.seq) }),
+                  outbox.isPending(entry.seq) else { return nil }
             let outcome = client.publish("\(prefix)/result", entry.bytes, qos: qos)
             if case .success(let mid) = outcome, qos > 0 { state.withLock { $0.window.sent(entry.seq, token: mid) } }
             return outcome
         }
         switch outcome {
-        case .failure(let error):
+        case nil: return
+        case .failure(let error)?:
             throw HardwareError(.other, operation: "mosquitto_publish", device: name, summary: "\(error)")
                 .failing("result \(entry.seq) not published", then: "kept and published in order when the broker takes it")
-        case .success:
+        case .success?:
             if qos == 0 { outbox.done(entry.seq) }
         }
     }
@@ -200,10 +206,13 @@ public final class MQTTOutput: ResultOutput, @unchecked Sendable {
         let seq = publishing.withLock { _ in state.withLock { s -> Int? in
             if s.goodbye == mid { s.goodbye = nil }
             if s.repliesInFlight.removeValue(forKey: mid) != nil { return nil }
-            return s.window.acknowledge(token: mid)
+            guard let seq = s.window.acknowledge(token: mid) else { return nil }
+            s.leaving.insert(seq)
+            return seq
         } }
         if let seq {
             outbox.done(seq)
+            state.withLock { _ = $0.leaving.remove(seq) }
             delivered.withLock { $0 }?()
         }
         // A reply or a result less in the way: the next held reply may go.

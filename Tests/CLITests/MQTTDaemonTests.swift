@@ -228,6 +228,28 @@ import Testing
         #expect(unresolved.logText.split(separator: "\n").last?.hasSuffix("scand stopped") == true, "\(unresolved.logText)")
     }
 
+    /// A stop while a broker that was in use is away ends well within the unit's
+    /// `TimeoutStopSec` (10 s): the wait before the next connection attempt ends at once (a
+    /// tryout: libmosquitto's own reconnect sleep, which nothing interrupts, held a stop up to
+    /// 11 s, and systemd would have killed scand and logged a failed stop).
+    @Test func aStopWhileTheBrokerIsAwayEndsAtOnce() async throws {
+        let dir = try Fixture.temporaryFolder("scand-mqtt-away")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let broker = try await Broker(dir: dir, persistence: false)
+        let daemon = try Daemon(dir: dir, broker: broker, id: "k10", pressEvery: nil)
+        #expect(await Poll.until(20) { daemon.logText.contains("connected as k10") }, "\(daemon.logText)")
+        await broker.stop()
+        #expect(await Poll.until(20) { daemon.logText.contains("connection lost") }, "\(daemon.logText)")
+        // Attempts 1 and 5 s after the loss have failed: the next waits 9 s.
+        try await Task.sleep(for: .seconds(6))
+        let asked = ContinuousClock.now
+        await daemon.stop()
+        let took = ContinuousClock.now - asked
+        #expect(took < .seconds(5), "the stop took \(took)\n\(daemon.logText)")
+        #expect(daemon.process.terminationStatus == 0)
+        #expect(daemon.logText.split(separator: "\n").last?.hasSuffix("scand stopped") == true, "\(daemon.logText)")
+    }
+
     /// Results kept in memory only (`[outbox] directory = ""`) that the broker never took are
     /// lost at a stop: the log says so, and how to keep them.
     @Test func aStopWithResultsInMemoryOnlySaysTheyAreLost() async throws {

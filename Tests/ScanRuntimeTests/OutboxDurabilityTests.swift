@@ -129,14 +129,16 @@ import Glibc
         let box = try Outbox(path: path)
         try box.add(Self.entry(1), held: true)
         #expect(box.pending.isEmpty && box.count == 1, "held: not to be sent yet")
+        #expect(!box.isPending(1))
         // Killed here: the next start sends it.
         #expect(try Outbox(path: path).pending == [Self.entry(1)])
         // Released: pending, and not written a second time.
         try box.add(Self.entry(1))
-        #expect(box.pending == [Self.entry(1)])
+        #expect(box.pending == [Self.entry(1)] && box.isPending(1))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.split(separator: "\n").filter { $0.hasPrefix("P 1 ") }.count == 1, "\(text)")
         box.done(1)
+        #expect(!box.isPending(1), "done: an output that went through the outbox before does not send it again")
         #expect(try Outbox(path: path).pending.isEmpty)
     }
 }
