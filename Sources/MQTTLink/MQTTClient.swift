@@ -162,11 +162,27 @@ public final class MQTTClient: @unchecked Sendable {
         while !state.withLock({ $0.stopped }) {
             // A pass a second at most (the keepalive's pings) until the connection ends: on a
             // stop, once the goodbye (DISCONNECT) is written, or after two short passes more.
-            var passesAfterStop = 0
+            var passesAfterStop = 0, quick = 0
+            var failure: String?
             while rc == MOSQ_ERR_SUCCESS.rawValue {
                 let stopped = state.withLock { $0.stopped }
                 if stopped { passesAfterStop += 1; if passesAfterStop > 2 { break } }
+                let began = ContinuousClock.now
                 rc = mosquitto_loop(mosq, stopped ? 100 : 1000, 1)
+                // A TLS connection to a port where no broker listens leaves libmosquitto's loop
+                // coming back at once, without an error, until the keepalive runs out (a
+                // tryout: a core spun for 10 s an attempt while the broker was away). Passes
+                // that come back at once while not connected, on a socket that is not: a
+                // failed attempt.
+                guard rc == MOSQ_ERR_SUCCESS.rawValue, connection != .connected, ContinuousClock.now - began < .milliseconds(2) else {
+                    quick = 0
+                    continue
+                }
+                quick += 1
+                if quick >= 50, let why = Self.unconnected(mosquitto_socket(mosq)) {
+                    failure = why
+                    rc = MOSQ_ERR_NO_CONN.rawValue
+                }
             }
             let attempts = state.withLock { s -> Int? in
                 guard !s.stopped else { return nil }
@@ -176,6 +192,7 @@ public final class MQTTClient: @unchecked Sendable {
             guard let attempts else { break }
             // The callbacks' reason, where they gave one, says more (a TLS handshake's
             // "certificate verify failed" against the loop's "A TLS error occurred").
+            if let failure { report(.disconnected(failure)) }
             if rc != MOSQ_ERR_SUCCESS.rawValue, !connection.isDisconnected { report(.disconnected(Self.reason(rc))) }
             let wait = min(attempts * attempts, Int(Self.reconnectMax))
             if wake.wait(timeout: .now() + .seconds(wait)) == .success { break }
@@ -210,6 +227,21 @@ public final class MQTTClient: @unchecked Sendable {
     static func reason(_ rc: Int32) -> String {
         if rc == MOSQ_ERR_ERRNO.rawValue { return String(cString: strerror(Glibc.errno)) }
         return String(cString: mosquitto_strerror(rc))
+    }
+
+    /// Why socket `fd` is not connected (its pending error, or that it has no peer); nil when
+    /// it is.
+    static func unconnected(_ fd: Int32) -> String? {
+        guard fd >= 0 else { return "no connection" }
+        var error: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0, error != 0 { return "connection failed: " + String(cString: strerror(error)) }
+        var peer = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let connected = withUnsafeMutablePointer(to: &peer) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+        return connected ? nil : "connection refused or closed before the TLS handshake"
     }
 
     /// A connection was made: the next loss waits 1 s again before the first attempt.

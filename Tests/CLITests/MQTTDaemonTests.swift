@@ -330,7 +330,22 @@ import Testing
         // CONNECT: the broker never meets a client k7, so nothing of k7 can reach a subscriber.
         #expect(!broker.logLines.contains { $0.contains(" as k7 (") || $0.contains("from k7 ") || $0.hasSuffix("from k7") }, "\(broker.logLines.suffix(20))")
         #expect(!sub.lines.contains { $0.hasPrefix("scand/k7/") })
-        await ok.stop()
         await wrong.stop()
+
+        // The broker goes away: a TLS connection its port refuses is a failed attempt at once,
+        // said so, not a core spun until the keepalive runs out (a tryout: 95 % of a core for
+        // 10 s an attempt, the status `connecting` meanwhile).
+        await broker.stop()
+        #expect(await Poll.until(15) { (ok.statusJSON["connections"] as? [String: String])?.values.first?.contains("before the TLS handshake") == true },
+                "\(ok.statusJSON)\n\(ok.logText)")
+        func ticks() -> Int { // user and system time of the daemon, in clock ticks (100 a second)
+            let stat = (try? String(contentsOfFile: "/proc/\(ok.process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
+        }
+        let before = ticks()
+        try await Task.sleep(for: .seconds(3))
+        #expect(ticks() - before < 60, "\(ticks() - before) ticks in 3 s (a spinning thread takes 300)\n\(ok.logText)")
+        await ok.stop()
     }
 }
