@@ -11,16 +11,7 @@ public enum PayloadText {
     /// scand's own words and names from outside (a device path from the config, an error text
     /// about it), which must stay one line (a host's answer, a log line). Text without them is
     /// returned as it is.
-    public static func controlsShown(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0) || isInvisible($0) }) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isControl(scalar) { out += "\\x" + hex2(scalar.value) }
-            else if isInvisible(scalar) { out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" }
-            else { out.unicodeScalars.append(scalar) }
-        }
-        return out
-    }
+    public static func controlsShown(_ text: String) -> String { shown(text, controls: true) }
 
     /// A C0 control, DEL or a C1 control.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) }
@@ -38,7 +29,7 @@ public enum PayloadText {
             } else if isControl(scalar) {
                 out += "\\x" + hex2(v)
             } else if v == 0x2028 || v == 0x2029 || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
-                out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+                out += unicodeEscape(v)
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -50,14 +41,23 @@ public enum PayloadText {
     /// order mark, a zero-width space, a direction override) and line and paragraph separators.
     /// For the log and for messages that quote a config value: a value that looks right there is
     /// seen not to be, and a direction override cannot turn the rest of a line around.
-    public static func invisiblesShown(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isInvisible) else { return text }
+    public static func invisiblesShown(_ text: String) -> String { shown(text, controls: false) }
+
+    /// `text` with its invisible characters as `\u{NNNN}`, and with `controls` its control
+    /// characters as `\xNN`; the text itself where it has none.
+    private static func shown(_ text: String, controls: Bool) -> String {
+        let control = { (s: Unicode.Scalar) in controls && isControl(s) }
+        guard text.unicodeScalars.contains(where: { control($0) || isInvisible($0) }) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isInvisible(scalar) { out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}" } else { out.unicodeScalars.append(scalar) }
+            if control(scalar) { out += "\\x" + hex2(scalar.value) }
+            else if isInvisible(scalar) { out += unicodeEscape(scalar.value) }
+            else { out.unicodeScalars.append(scalar) }
         }
         return out
     }
+
+    private static func unicodeEscape(_ v: UInt32) -> String { "\\u{" + String(v, radix: 16, uppercase: true) + "}" }
 
     /// A format character or a line or paragraph separator (`invisiblesShown`).
     public static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
