@@ -32,25 +32,24 @@ public struct EdgeCells: Sendable {
         let cols = f.width / cell, rows = f.height / cell
         guard cols >= minimumCells, rows >= minimumCells else { return nil }
         var energy = [Int](repeating: 0, count: cols * rows)
+        // Steps of bytes, a cell's sum at most 2 x 255 per sample: nothing to overflow, and no
+        // branch per pixel.
         f.withUnsafeBytes { p in
-            for r in 0..<rows {
-                for c in 0..<cols {
-                    var sum = 0
-                    let y0 = r * cell, x0 = c * cell
-                    var y = y0
-                    while y < y0 + cell - 1 {
-                        let row = y * f.stride
-                        var x = x0
-                        while x < x0 + cell - 1 {
-                            let v = Int(p[row + x])
-                            let dx = abs(v - Int(p[row + x + 1])), dy = abs(v - Int(p[row + f.stride + x]))
-                            if dx > floor { sum += dx }
-                            if dy > floor { sum += dy }
-                            x += 2
+            energy.withUnsafeMutableBufferPointer { energy in
+                for r in 0..<rows {
+                    for c in 0..<cols {
+                        var sum = 0
+                        let y0 = r &* cell, x0 = c &* cell
+                        for y in stride(from: y0, to: y0 &+ cell &- 1, by: 2) {
+                            let row = y &* f.stride, below = row &+ f.stride
+                            for x in stride(from: x0, to: x0 &+ cell &- 1, by: 2) {
+                                let v = Int(p[row &+ x])
+                                let dx = abs(v &- Int(p[row &+ x &+ 1])), dy = abs(v &- Int(p[below &+ x]))
+                                sum &+= (dx > floor ? dx : 0) &+ (dy > floor ? dy : 0)
+                            }
                         }
-                        y += 2
+                        energy[r &* cols &+ c] = sum
                     }
-                    energy[r * cols + c] = sum
                 }
             }
         }

@@ -68,20 +68,26 @@ extension ImagePass {
         smooth.withUnsafeBufferPointer { sm in
             light.withUnsafeMutableBufferPointer { l in
                 for y in 0..<h {
-                    let row = y * w, brow = (y / block) * bw
-                    for x in 0..<w where Int32(sm[row + x]) > l[brow + x / block] { l[brow + x / block] = Int32(sm[row + x]) }
+                    let row = y &* w, brow = (y / block) &* bw
+                    for b in 0..<bw {
+                        var most: UInt8 = 0
+                        for x in (b &* block)..<min(w, (b &+ 1) &* block) { most = max(most, sm[row &+ x]) }
+                        l[brow &+ b] = max(l[brow &+ b], Int32(most))
+                    }
                 }
             }
         }
         light = extremeFiltered(light, bw, bh, radius: 5, max: true)
         light = extremeFiltered(light, bw, bh, radius: 5, max: false)
-        light = boxBlurred(light, bw, bh, radius: 2)
-        let level = upsampled(light, bw, bh, block: block, width: w, height: h)
-        var out = [UInt8](repeating: 0, count: w * h)
+        let level = Upsampled(boxBlurred(light, bw, bh, radius: 2), bw, bh, block: block, width: w)
+        var out = [UInt8](repeating: 0, count: w * h), row = [Double](repeating: 0, count: w)
         smooth.withUnsafeBufferPointer { sm in
-            level.withUnsafeBufferPointer { lv in
+            row.withUnsafeMutableBufferPointer { lv in
                 out.withUnsafeMutableBufferPointer { o in
-                    for i in 0..<(w * h) { o[i] = roundedByte(Double(sm[i]) * 230 / max(1, lv[i])) }
+                    for y in 0..<h {
+                        level.row(y, into: lv.baseAddress!)
+                        for x in 0..<w { o[y &* w &+ x] = roundedByte(Double(sm[y &* w &+ x]) * 230 / max(1, lv[x])) }
+                    }
                 }
             }
         }
@@ -113,28 +119,35 @@ extension ImagePass {
             dark.withUnsafeMutableBufferPointer { d in
                 light.withUnsafeMutableBufferPointer { l in
                     for y in 0..<h {
-                        let row = y * f.stride, brow = (y / block) * bw
-                        for x in 0..<w {
-                            let v = Int32(p[row + x]), b = brow + x / block
-                            if v < d[b] { d[b] = v }
-                            if v > l[b] { l[b] = v }
+                        let row = y &* f.stride, brow = (y / block) &* bw
+                        for b in 0..<bw {
+                            var least: UInt8 = 255, most: UInt8 = 0
+                            for x in (b &* block)..<min(w, (b &+ 1) &* block) {
+                                least = min(least, p[row &+ x])
+                                most = max(most, p[row &+ x])
+                            }
+                            d[brow &+ b] = min(d[brow &+ b], Int32(least))
+                            l[brow &+ b] = max(l[brow &+ b], Int32(most))
                         }
                     }
                 }
             }
         }
-        let low = upsampled(boxBlurred(extremeFiltered(dark, bw, bh, radius: 4, max: false), bw, bh, radius: 4), bw, bh, block: block, width: w, height: h)
-        let high = upsampled(boxBlurred(extremeFiltered(light, bw, bh, radius: 4, max: true), bw, bh, radius: 4), bw, bh, block: block, width: w, height: h)
-        var out = [UInt8](repeating: 255, count: w * h)
+        let low = Upsampled(boxBlurred(extremeFiltered(dark, bw, bh, radius: 4, max: false), bw, bh, radius: 4), bw, bh, block: block, width: w)
+        let high = Upsampled(boxBlurred(extremeFiltered(light, bw, bh, radius: 4, max: true), bw, bh, radius: 4), bw, bh, block: block, width: w)
+        var out = [UInt8](repeating: 255, count: w * h), lows = [Double](repeating: 0, count: w), highs = lows
         f.withUnsafeBytes { p in
-            low.withUnsafeBufferPointer { lo in
-                high.withUnsafeBufferPointer { hi in
+            lows.withUnsafeMutableBufferPointer { lo in
+                highs.withUnsafeMutableBufferPointer { hi in
                     out.withUnsafeMutableBufferPointer { o in
                         for y in 0..<h {
+                            low.row(y, into: lo.baseAddress!)
+                            high.row(y, into: hi.baseAddress!)
+                            let row = y &* f.stride
                             for x in 0..<w {
-                                let i = y * w + x, range = hi[i] - lo[i]
+                                let range = hi[x] - lo[x]
                                 guard range >= 24 else { continue }
-                                o[i] = roundedByte((Double(p[y * f.stride + x]) - lo[i]) * 255 / range)
+                                o[y &* w &+ x] = roundedByte((Double(p[row &+ x]) - lo[x]) * 255 / range)
                             }
                         }
                     }
@@ -144,35 +157,49 @@ extension ImagePass {
         return GrayFrame(width: w, height: h, pixels: out)
     }
 
-    /// A grid of per-block levels (blocks of `block` pixels) interpolated back to a `width` x
-    /// `height` frame, bilinear between block centres.
-    static func upsampled(_ grid: [Int32], _ bw: Int, _ bh: Int, block: Int, width w: Int, height h: Int) -> [Double] {
+    /// A grid of per-block levels (blocks of `block` pixels) interpolated back to a `width`-wide
+    /// frame a row at a time (`row(_:into:)`), bilinear between block centres.
+    struct Upsampled {
+        let grid: [Int32], bw: Int, bh: Int, block: Int
         // Each column's two blocks and weight, worked out once.
-        var x0s = [Int](repeating: 0, count: w), x1s = x0s, fxs = [Double](repeating: 0, count: w)
-        for x in 0..<w {
-            let sx = (Double(x) + 0.5) / Double(block) - 0.5
-            x0s[x] = max(0, min(bw - 1, Int(sx.rounded(.down))))
-            x1s[x] = min(bw - 1, x0s[x] + 1)
-            fxs[x] = min(1, max(0, sx - Double(x0s[x])))
+        let x0s: [Int], x1s: [Int], fxs: [Double]
+
+        init(_ grid: [Int32], _ bw: Int, _ bh: Int, block: Int, width w: Int) {
+            self.grid = grid
+            self.bw = bw
+            self.bh = bh
+            self.block = block
+            var x0s = [Int](repeating: 0, count: w), x1s = x0s, fxs = [Double](repeating: 0, count: w)
+            for x in 0..<w {
+                let sx = (Double(x) + 0.5) / Double(block) - 0.5
+                x0s[x] = max(0, min(bw - 1, Int(sx.rounded(.down))))
+                x1s[x] = min(bw - 1, x0s[x] + 1)
+                fxs[x] = min(1, max(0, sx - Double(x0s[x])))
+            }
+            (self.x0s, self.x1s, self.fxs) = (x0s, x1s, fxs)
         }
-        var out = [Double](repeating: 0, count: w * h)
-        grid.withUnsafeBufferPointer { g in
-            out.withUnsafeMutableBufferPointer { o in
-                for y in 0..<h {
-                    let sy = (Double(y) + 0.5) / Double(block) - 0.5
-                    let y0 = max(0, min(bh - 1, Int(sy.rounded(.down)))), y1 = min(bh - 1, y0 + 1)
-                    let fy = min(1, max(0, sy - Double(y0)))
-                    let r0 = y0 * bw, r1 = y1 * bw
-                    for x in 0..<w {
-                        let x0 = x0s[x], x1 = x1s[x], fx = fxs[x]
-                        let top = Double(g[r0 + x0]) * (1 - fx) + Double(g[r0 + x1]) * fx
-                        let bottom = Double(g[r1 + x0]) * (1 - fx) + Double(g[r1 + x1]) * fx
-                        o[y * w + x] = top * (1 - fy) + bottom * fy
+
+        /// Row `y`'s levels, into `o` (the frame's width of them).
+        func row(_ y: Int, into o: UnsafeMutablePointer<Double>) {
+            let sy = (Double(y) + 0.5) / Double(block) - 0.5
+            let y0 = max(0, min(bh - 1, Int(sy.rounded(.down)))), y1 = min(bh - 1, y0 + 1)
+            let fy = min(1, max(0, sy - Double(y0)))
+            let r0 = y0 * bw, r1 = y1 * bw
+            grid.withUnsafeBufferPointer { g in
+                x0s.withUnsafeBufferPointer { x0s in
+                    x1s.withUnsafeBufferPointer { x1s in
+                        fxs.withUnsafeBufferPointer { fxs in
+                            for x in 0..<fxs.count {
+                                let x0 = x0s[x], x1 = x1s[x], fx = fxs[x]
+                                let top = Double(g[r0 &+ x0]) * (1 - fx) + Double(g[r0 &+ x1]) * fx
+                                let bottom = Double(g[r1 &+ x0]) * (1 - fx) + Double(g[r1 &+ x1]) * fx
+                                o[x] = top * (1 - fy) + bottom * fy
+                            }
+                        }
                     }
                 }
             }
         }
-        return out
     }
 
     /// The frame deconvolved for a Gaussian blur of `sigma` pixels: lightly smoothed (3x3 box:
@@ -180,68 +207,67 @@ extension ImagePass {
     /// column (`wienerTaps`).
     static func deblurred(_ f: GrayFrame, sigma: Double) -> GrayFrame {
         let w = f.width, h = f.height
-        let taps = lensBlurTaps[sigma] ?? wienerTaps(sigma: sigma), r = taps.count / 2
+        let taps = lensBlurTaps[sigma] ?? wienerTaps(sigma: sigma), r = taps.count / 2, n = taps.count
         guard w > 2 * r, h > 2 * r else { return f }
-        // Rows padded with their edge pixels, so each tap runs over a whole row unchecked.
-        let pw = w + 2 * r
-        var padded = [Float](repeating: 0, count: pw * h)
         let smooth = boxBlurred(f, radius: 1)
+        // A row at a time: the smoothed row padded with its edge pixels (so each tap runs over a
+        // whole row unchecked), filtered across into a ring of the last `n` rows, and each
+        // output row filtered down from the ring's rows (edge rows repeated). Eight pixels at a
+        // time (`Lanes`), each tap's products added in tap order as one pixel at a time would:
+        // the same image to the last bit, in buffers that stay in the cache.
+        let pw = w + 2 * r
+        var padded = [Float](repeating: 0, count: pw), ring = [Float](repeating: 0, count: n * w), down = [Float](repeating: 0, count: w)
+        var out = [UInt8](repeating: 0, count: w * h)
         smooth.withUnsafeBufferPointer { sm in
             padded.withUnsafeMutableBufferPointer { pd in
-                for y in 0..<h {
-                    for x in 0..<pw { pd[y * pw + x] = Float(sm[y * w + max(0, min(w - 1, x - r))]) }
-                }
-            }
-        }
-        // Eight pixels at a time (`Lanes`), each tap's products added in tap order as one pixel
-        // at a time would: the same image to the last bit.
-        var across = [Float](repeating: 0, count: w * h)
-        padded.withUnsafeBufferPointer { src in
-            across.withUnsafeMutableBufferPointer { dst in
-                let src = src.baseAddress!, dst = dst.baseAddress!
-                for y in 0..<h {
-                    let s = src + y &* pw, d = dst + y &* w
-                    var x = 0
-                    while x &+ Lanes.count <= w {
-                        var acc = Lanes(repeating: 0)
-                        for k in 0..<taps.count { acc += taps[k] * Lanes.load(s + (x &+ k)) }
-                        acc.store(d + x)
-                        x &+= Lanes.count
-                    }
-                    while x < w {
-                        var acc: Float = 0
-                        for k in 0..<taps.count { acc += taps[k] * s[x &+ k] }
-                        d[x] = acc
-                        x &+= 1
-                    }
-                }
-            }
-        }
-        var out = [UInt8](repeating: 0, count: w * h)
-        var sum = [Float](repeating: 0, count: w)
-        across.withUnsafeBufferPointer { src in
-            sum.withUnsafeMutableBufferPointer { acc in
-                out.withUnsafeMutableBufferPointer { o in
-                    let src = src.baseAddress!, acc = acc.baseAddress!
-                    // The rows each tap reads for output row y (edge rows repeated).
-                    var from = [UnsafePointer<Float>](repeating: src, count: taps.count)
-                    for y in 0..<h {
-                        for k in 0..<taps.count { from[k] = src + max(0, min(h - 1, y + k - r)) &* w }
-                        var x = 0
-                        while x &+ Lanes.count <= w {
-                            var v = Lanes(repeating: 0)
-                            for k in 0..<taps.count { v += taps[k] * Lanes.load(from[k] + x) }
-                            v.store(acc + x)
-                            x &+= Lanes.count
+                ring.withUnsafeMutableBufferPointer { ring in
+                    down.withUnsafeMutableBufferPointer { acc in
+                        out.withUnsafeMutableBufferPointer { o in
+                            let pd = pd.baseAddress!, ring = ring.baseAddress!, acc = acc.baseAddress!
+                            // Row `j` filtered across, into the ring.
+                            func across(_ j: Int) {
+                                let row = sm.baseAddress! + j &* w
+                                for x in 0..<r { pd[x] = Float(row[0]) }
+                                for x in 0..<w { pd[r &+ x] = Float(row[x]) }
+                                for x in 0..<r { pd[r &+ w &+ x] = Float(row[w &- 1]) }
+                                let d = ring + (j % n) &* w
+                                var x = 0
+                                while x &+ Lanes.count <= w {
+                                    var a = Lanes(repeating: 0)
+                                    for k in 0..<n { a += taps[k] * Lanes.load(pd + (x &+ k)) }
+                                    a.store(d + x)
+                                    x &+= Lanes.count
+                                }
+                                while x < w {
+                                    var a: Float = 0
+                                    for k in 0..<n { a += taps[k] * pd[x &+ k] }
+                                    d[x] = a
+                                    x &+= 1
+                                }
+                            }
+                            // The ring's row for each tap of output row y.
+                            var from = [UnsafePointer<Float>](repeating: UnsafePointer(ring), count: n)
+                            var done = 0
+                            for y in 0..<h {
+                                while done <= min(h - 1, y + r) { across(done); done += 1 }
+                                for k in 0..<n { from[k] = UnsafePointer(ring + (max(0, min(h - 1, y + k - r)) % n) &* w) }
+                                var x = 0
+                                while x &+ Lanes.count <= w {
+                                    var v = Lanes(repeating: 0)
+                                    for k in 0..<n { v += taps[k] * Lanes.load(from[k] + x) }
+                                    v.store(acc + x)
+                                    x &+= Lanes.count
+                                }
+                                while x < w {
+                                    var v: Float = 0
+                                    for k in 0..<n { v += taps[k] * from[k][x] }
+                                    acc[x] = v
+                                    x &+= 1
+                                }
+                                let row = o.baseAddress! + y &* w
+                                for x in 0..<w { row[x] = roundedByte(acc[x]) }
+                            }
                         }
-                        while x < w {
-                            var v: Float = 0
-                            for k in 0..<taps.count { v += taps[k] * from[k][x] }
-                            acc[x] = v
-                            x &+= 1
-                        }
-                        let row = o.baseAddress! + y &* w
-                        for x in 0..<w { row[x] = roundedByte(acc[x]) }
                     }
                 }
             }
@@ -271,25 +297,64 @@ extension ImagePass {
         return taps.map { Float($0 / sum) }
     }
 
-    /// The frame's pixels (row by row, no stride) under a box of `radius`, edges repeated.
-    static func boxBlurred(_ f: GrayFrame, radius: Int) -> [UInt8] {
-        var plain = [Int32](repeating: 0, count: f.width * f.height)
+    /// The frame's pixels (row by row, no stride) under a box of `radius`, edges repeated,
+    /// rounded half up: each row's sums across, and running sums of them down the columns
+    /// (a ring of the rows' sums that the box spans, so nothing but the image is frame-sized).
+    static func boxBlurred(_ f: GrayFrame, radius r: Int) -> [UInt8] {
+        let w = f.width, h = f.height, n = 2 * r + 1
+        var out = [UInt8](repeating: 0, count: w * h)
+        guard w > 0, h > 0 else { return out }
+        let mean = QuotientByMultiply(Int32(n * n)), half = Int32(n * n / 2)
+        // Row v (from -r to h + r, edges repeated) summed across, at ring slot (v + r) % (n + 1):
+        // the row the box takes in and the one it lets go are n apart.
+        var ring = [Int32](repeating: 0, count: (n + 1) * w), sums = [Int32](repeating: 0, count: w)
         f.withUnsafeBytes { p in
-            plain.withUnsafeMutableBufferPointer { o in
-                for y in 0..<f.height { for x in 0..<f.width { o[y * f.width + x] = Int32(p[y * f.stride + x]) } }
+            ring.withUnsafeMutableBufferPointer { ring in
+                sums.withUnsafeMutableBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { o in
+                        let ring = ring.baseAddress!, s = s.baseAddress!
+                        func across(_ v: Int) -> UnsafeMutablePointer<Int32> {
+                            let src = max(0, min(h - 1, v)) &* f.stride, a = ring + ((v + r) % (n + 1)) &* w
+                            var sum: Int32 = 0
+                            for k in -r...r { sum &+= Int32(p[src &+ max(0, min(w - 1, k))]) }
+                            // The clamps only where the box reaches past an edge.
+                            let lo = min(r, w), hi = max(lo, w - r - 1)
+                            for x in 0..<lo {
+                                a[x] = sum
+                                sum &+= Int32(p[src &+ min(w - 1, x + r + 1)]) &- Int32(p[src &+ max(0, x - r)])
+                            }
+                            for x in lo..<hi {
+                                a[x] = sum
+                                sum &+= Int32(p[src &+ x &+ r &+ 1]) &- Int32(p[src &+ x &- r])
+                            }
+                            for x in hi..<w {
+                                a[x] = sum
+                                sum &+= Int32(p[src &+ min(w - 1, x + r + 1)]) &- Int32(p[src &+ max(0, x - r)])
+                            }
+                            return a
+                        }
+                        for v in -r...r {
+                            let a = across(v)
+                            for x in 0..<w { s[x] &+= a[x] }
+                        }
+                        for y in 0..<h {
+                            let row = o.baseAddress! + y &* w
+                            for x in 0..<w { row[x] = UInt8(truncatingIfNeeded: mean(s[x] &+ half)) }
+                            guard y + 1 < h else { break }
+                            let add = across(y + r + 1), drop = ring + (y % (n + 1)) &* w
+                            for x in 0..<w { s[x] &+= add[x] &- drop[x] }
+                        }
+                    }
+                }
             }
-        }
-        let box = boxBlurred(plain, f.width, f.height, radius: radius)
-        var out = [UInt8](repeating: 0, count: box.count)
-        box.withUnsafeBufferPointer { b in
-            out.withUnsafeMutableBufferPointer { o in for i in 0..<b.count { o[i] = UInt8(clamping: b[i]) } }
         }
         return out
     }
 
-    /// A box mean of `radius` over a `w` x `h` grid (separable running sums, edges repeated).
+    /// A box mean of `radius` over a `w` x `h` grid of levels (0-255: pixels, or block levels;
+    /// separable running sums, edges repeated), rounded half up.
     static func boxBlurred(_ v: [Int32], _ w: Int, _ h: Int, radius r: Int) -> [Int32] {
-        let n = Int32(2 * r + 1)
+        let n = Int32(2 * r + 1), mean = QuotientByMultiply(n * n)
         var across = [Int32](repeating: 0, count: w * h), out = across
         v.withUnsafeBufferPointer { v in
             across.withUnsafeMutableBufferPointer { a in
@@ -297,7 +362,17 @@ extension ImagePass {
                     let row = y * w
                     var sum: Int32 = 0
                     for k in -r...r { sum += v[row + max(0, min(w - 1, k))] }
-                    for x in 0..<w {
+                    // The clamps only where the box reaches past an edge.
+                    let lo = min(r, w), hi = max(lo, w - r - 1)
+                    for x in 0..<lo {
+                        a[row + x] = sum
+                        sum += v[row + min(w - 1, x + r + 1)] - v[row + max(0, x - r)]
+                    }
+                    for x in lo..<hi {
+                        a[row &+ x] = sum
+                        sum &+= v[row &+ x &+ r &+ 1] &- v[row &+ x &- r]
+                    }
+                    for x in hi..<w {
                         a[row + x] = sum
                         sum += v[row + min(w - 1, x + r + 1)] - v[row + max(0, x - r)]
                     }
@@ -316,8 +391,8 @@ extension ImagePass {
                     for y in 0..<h {
                         let add = min(h - 1, y + r + 1) * w, drop = max(0, y - r) * w, row = y * w
                         for x in 0..<w {
-                            o[row + x] = (s[x] + n * n / 2) / (n * n)
-                            s[x] += a[add + x] - a[drop + x]
+                            o[row &+ x] = mean(s[x] &+ n &* n / 2)
+                            s[x] &+= a[add &+ x] &- a[drop &+ x]
                         }
                     }
                 }
@@ -336,9 +411,9 @@ extension ImagePass {
                 for y in 0..<h {
                     let row = y * w
                     for x in 0..<w {
-                        var e = sign * v[row + x]
-                        for k in Swift.max(0, x - r)...Swift.min(w - 1, x + r) { e = Swift.max(e, sign * v[row + k]) }
-                        a[row + x] = sign * e
+                        var e = sign &* v[row &+ x]
+                        for k in Swift.max(0, x - r)...Swift.min(w - 1, x + r) { e = Swift.max(e, sign &* v[row &+ k]) }
+                        a[row &+ x] = sign &* e
                     }
                 }
             }
@@ -347,12 +422,12 @@ extension ImagePass {
             out.withUnsafeMutableBufferPointer { o in
                 for y in 0..<h {
                     let lo = Swift.max(0, y - r), hi = Swift.min(h - 1, y + r), row = y * w
-                    for x in 0..<w { o[row + x] = sign * a[row + x] }
+                    for x in 0..<w { o[row &+ x] = sign &* a[row &+ x] }
                     for k in lo...hi {
-                        let src = k * w
-                        for x in 0..<w { o[row + x] = Swift.max(o[row + x], sign * a[src + x]) }
+                        let src = k &* w
+                        for x in 0..<w { o[row &+ x] = Swift.max(o[row &+ x], sign &* a[src &+ x]) }
                     }
-                    for x in 0..<w { o[row + x] = sign * o[row + x] }
+                    for x in 0..<w { o[row &+ x] = sign &* o[row &+ x] }
                 }
             }
         }
@@ -379,14 +454,25 @@ extension ImagePass {
                         let rows = Int32(min(h, y + r + 1) - max(0, y - r)), row = y &* f.stride, orow = y &* w
                         var sum: Int32 = 0
                         for x in 0..<min(w, r + 1) { sum &+= col[x] }
-                        for x in 0..<w {
-                            let columns = Int32(min(w, x + r + 1) - max(0, x - r))
-                            let mean = rows == 5 && columns == 5 ? sum / 25 : sum / (rows &* columns)
+                        func sharpened(_ x: Int, mean: Int32) {
                             let v = Int32(p[row &+ x])
                             o[orow &+ x] = UInt8(max(0, min(255, v &+ (3 &* (v &- mean)) / 2)))
+                        }
+                        func edge(_ x: Int) {
+                            let columns = Int32(min(w, x + r + 1) - max(0, x - r))
+                            sharpened(x, mean: rows == 5 && columns == 5 ? sum / 25 : sum / (rows &* columns))
                             if x + r + 1 < w { sum &+= col[x &+ r &+ 1] }
                             if x - r >= 0 { sum &-= col[x &- r] }
                         }
+                        // Between the edges the box is whole across, and the division by its
+                        // area a multiply.
+                        let lo = min(r, w), hi = max(lo, w - r - 1), area = QuotientByMultiply(rows &* Int32(2 &* r &+ 1))
+                        for x in 0..<lo { edge(x) }
+                        for x in lo..<hi {
+                            sharpened(x, mean: area(sum))
+                            sum &+= col[x &+ r &+ 1] &- col[x &- r]
+                        }
+                        for x in hi..<w { edge(x) }
                         // The box of the next row: one row in below, one out above.
                         if y + r + 1 < h {
                             let add = (y &+ r &+ 1) &* f.stride
@@ -404,6 +490,29 @@ extension ImagePass {
     }
 }
 
+/// Division by a fixed divisor as a multiply and a shift (Granlund and Montgomery), for the
+/// numerators a box of levels sums to (0 to 2^24 - 1): the same quotient as `/`, rounded down,
+/// without a division instruction per pixel (a divisor known only at run time gets one).
+struct QuotientByMultiply {
+    let multiplier: UInt64, shift: UInt64
+
+    /// The numerators' bound: 24 bits, and a product under 2^49.
+    static let numeratorBits: UInt64 = 24
+
+    init(_ divisor: Int32) {
+        precondition(divisor > 0 && divisor < 1 << 16)
+        // shift = 24 + ceil(log2 d), multiplier = ceil(2^shift / d): the multiplier's excess
+        // over 2^shift / d (under d / 2^shift) adds less than 1/d to any numerator's quotient.
+        let d = UInt64(divisor), log = UInt64(64 - (d - 1).leadingZeroBitCount)
+        shift = Self.numeratorBits + log
+        multiplier = ((1 << shift) + d - 1) / d
+    }
+
+    @inline(__always) func callAsFunction(_ x: Int32) -> Int32 {
+        Int32(truncatingIfNeeded: (UInt64(UInt32(bitPattern: x)) &* multiplier) &>> shift)
+    }
+}
+
 /// `v` rounded to the nearest whole number (halves away from zero) and clamped to a byte: the
 /// same as `UInt8(max(0, min(255, v.rounded())))`, without the C library's `round` per pixel
 /// (a call where the processor has no rounding instruction for it, as x86-64's baseline has
@@ -411,6 +520,13 @@ extension ImagePass {
 /// (the sum is exact there, or rounds to no other whole number).
 @inline(__always) func roundedByte(_ v: Double) -> UInt8 {
     v < 0.5 ? 0 : UInt8(min(255, v + 0.5))
+}
+
+/// `Int(v.rounded(.down))` for a `v` within Int's range, without the C library's `floor` per
+/// pixel (x86-64's baseline has no instruction for it; `roundedByte`).
+@inline(__always) func floorInt(_ v: Double) -> Int {
+    let t = Int(v)
+    return Double(t) > v ? t &- 1 : t
 }
 
 /// `roundedByte` of a float.

@@ -76,10 +76,11 @@ public enum ImagePass: String, Sendable, CaseIterable {
         switch self {
         case .deblurred:
             // A code out of focus: the frame deconvolved for a lens blur of 1.5 and of 2 pixels
-            // (`deblurred`), modules that the blur ran together apart again, and for the frame's
-            // own blur where it is larger (`MadeImages.fittedLensBlur`). (Deconvolving only the
-            // dense regions' crops read half as many.)
-            let blurs = Self.lensBlurs + (made?.fittedLensBlur.map { [$0] } ?? [])
+            // (`deblurred`), modules that the blur ran together apart again; first for the
+            // frame's own blur where it is larger (`MadeImages.fittedLensBlur`), the nearest to
+            // what the frame measures. (Deconvolving only the dense regions' crops read half as
+            // many.)
+            let blurs = (made?.fittedLensBlur.map { [$0] } ?? []) + Self.lensBlurs
             return blurs.map { sigma in
                 {
                     var t = TransformedFrame(frame: Self.deblurred(frame, sigma: sigma, made: made), scale: 1)

@@ -13,11 +13,13 @@ struct IntegralImage {
         let w = f.width
         sums.withUnsafeMutableBufferPointer { s in
             f.withUnsafeBytes { p in
+                // Sums of at most 2^8 x 2^30 pixels: no overflow to check.
                 for y in 0..<f.height {
                     var rowSum = 0
+                    let src = y &* f.stride, above = y &* (w &+ 1) &+ 1, here = above &+ w &+ 1
                     for x in 0..<w {
-                        rowSum += Int(p[y * f.stride + x])
-                        s[(y + 1) * (w + 1) + x + 1] = s[y * (w + 1) + x + 1] + rowSum
+                        rowSum &+= Int(p[src &+ x])
+                        s[here &+ x] = s[above &+ x] &+ rowSum
                     }
                 }
             }
@@ -36,13 +38,25 @@ struct IntegralImage {
         sums.withUnsafeBufferPointer { s in
             out.withUnsafeMutableBufferPointer { o in
                 f.withUnsafeBytes { p in
+                    // Boxes clipped at the left and right edges, and the full ones between, whose
+                    // corners are a fixed step apart.
+                    let lo = min(r, width), hi = max(lo, width - r)
                     for y in 0..<height {
-                        let ya = max(0, y - r), yb = min(height, y + r + 1)
-                        for x in 0..<width {
+                        let ya = max(0, y - r), yb = min(height, y + r + 1), top = ya * w1, bottom = yb * w1
+                        let src = y * f.stride, row = y * width
+                        func darker(_ x: Int) -> Bool {
                             let xa = max(0, x - r), xb = min(width, x + r + 1)
-                            let sum = s[yb * w1 + xb] - s[ya * w1 + xb] - s[yb * w1 + xa] + s[ya * w1 + xa]
-                            o[y * width + x] = (Int(p[y * f.stride + x]) + offset + 1) * ((yb - ya) * (xb - xa)) <= sum
+                            let sum = s[bottom + xb] - s[top + xb] - s[bottom + xa] + s[top + xa]
+                            return (Int(p[src + x]) + offset + 1) * ((yb - ya) * (xb - xa)) <= sum
                         }
+                        for x in 0..<lo { o[row + x] = darker(x) }
+                        let area = (yb - ya) &* (2 &* r &+ 1), near = offset &+ 1
+                        for x in lo..<hi {
+                            let xa = x &- r, xb = x &+ r &+ 1
+                            let sum = s[bottom &+ xb] &- s[top &+ xb] &- s[bottom &+ xa] &+ s[top &+ xa]
+                            o[row &+ x] = (Int(p[src &+ x]) &+ near) &* area <= sum
+                        }
+                        for x in hi..<width { o[row + x] = darker(x) }
                     }
                 }
             }

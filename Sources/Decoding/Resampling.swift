@@ -22,7 +22,7 @@ extension ImagePass {
                     let dys = dy * s, dyc = dy * c
                     for u in 0..<w {
                         let sx = cx + dxc[u] - dys, sy = cy + dxs[u] + dyc
-                        let x0 = Int(sx.rounded(.down)), y0 = Int(sy.rounded(.down))
+                        let x0 = floorInt(sx), y0 = floorInt(sy)
                         guard x0 >= 0, y0 >= 0, x0 + 1 < f.width, y0 + 1 < f.height else { continue }
                         o[v * w + u] = bilinear(p, f.stride, x0, x0 + 1, y0, y0 + 1, sx - Double(x0), sy - Double(y0))
                     }
@@ -82,11 +82,11 @@ extension ImagePass {
         f.withUnsafeBytes { src in
             for y in 0..<h {
                 let sy = (Double(y) + 0.5) / Double(factor) - 0.5
-                let y0 = max(0, min(f.height - 1, Int(sy.rounded(.down)))), y1 = min(f.height - 1, y0 + 1)
+                let y0 = max(0, min(f.height - 1, floorInt(sy))), y1 = min(f.height - 1, y0 + 1)
                 let fy = max(0, sy - Double(y0))
                 for x in 0..<w {
                     let sx = (Double(x) + 0.5) / Double(factor) - 0.5
-                    let x0 = max(0, min(f.width - 1, Int(sx.rounded(.down)))), x1 = min(f.width - 1, x0 + 1)
+                    let x0 = max(0, min(f.width - 1, floorInt(sx))), x1 = min(f.width - 1, x0 + 1)
                     let fx = max(0, sx - Double(x0))
                     out[y * w + x] = bilinear(src, f.stride, x0, x1, y0, y1, fx, fy)
                 }
@@ -147,47 +147,60 @@ extension ImagePass {
     /// The frame enlarged `scale` times with bicubic interpolation (Keys' kernel, a = -0.75, as
     /// OpenCV's `INTER_CUBIC`; pixel centres aligned, edges clamped): steeper module edges than
     /// bilinear, with a slight overshoot at each. Separable: across each source row first, then
-    /// down, with each output column's and row's four taps worked out once.
+    /// down, with each output column's and row's four taps worked out once. The source rows
+    /// filtered across are kept in a ring of the four an output row takes (four consecutive
+    /// rows, edges clamped), each filtered once.
     static func cubic(_ f: GrayFrame, scale: Double) -> GrayFrame {
         let w = Int((Double(f.width) * scale).rounded(.toNearestOrEven)), h = Int((Double(f.height) * scale).rounded(.toNearestOrEven))
         guard f.width > 0, f.height > 0, w > 0, h > 0 else { return GrayFrame(width: 0, height: 0, pixels: []) }
         let (cx, wx) = cubicTaps(count: w, source: f.width, scale: scale)
         let (cy, wy) = cubicTaps(count: h, source: f.height, scale: scale)
-        var across = [Float](repeating: 0, count: w * f.height)
-        across.withUnsafeMutableBufferPointer { a in
-            f.withUnsafeBytes { p in
-                for y in 0..<f.height {
-                    let row = y * f.stride, o = y * w
-                    for x in 0..<w {
-                        let t = 4 * x
-                        a[o + x] = wx[t] * Float(p[row + cx[t]]) + wx[t + 1] * Float(p[row + cx[t + 1]])
-                            + wx[t + 2] * Float(p[row + cx[t + 2]]) + wx[t + 3] * Float(p[row + cx[t + 3]])
-                    }
-                }
-            }
-        }
         var out = [UInt8](repeating: 0, count: w * h)
-        out.withUnsafeMutableBufferPointer { o in
-            across.withUnsafeBufferPointer { a in
-                let a = a.baseAddress!, o = o.baseAddress!
-                // A row's values before they are bytes.
-                let line = UnsafeMutablePointer<Float>.allocate(capacity: w)
-                defer { line.deallocate() }
-                for y in 0..<h {
-                    let t = 4 * y
-                    let a0 = a + cy[t] &* w, a1 = a + cy[t + 1] &* w, a2 = a + cy[t + 2] &* w, a3 = a + cy[t + 3] &* w
-                    let k0 = wy[t], k1 = wy[t + 1], k2 = wy[t + 2], k3 = wy[t + 3]
-                    let row = o + y &* w
-                    var x = 0
-                    while x &+ Lanes.count <= w {
-                        (k0 * Lanes.load(a0 + x) + k1 * Lanes.load(a1 + x) + k2 * Lanes.load(a2 + x) + k3 * Lanes.load(a3 + x)).store(line + x)
-                        x &+= Lanes.count
+        // The ring's rows, the source row each holds (-1: none yet), and a row's values before
+        // they are bytes.
+        let ring = UnsafeMutablePointer<Float>.allocate(capacity: 4 * w), line = UnsafeMutablePointer<Float>.allocate(capacity: w)
+        defer { ring.deallocate(); line.deallocate() }
+        var held = (-1, -1, -1, -1)
+        cx.withUnsafeBufferPointer { cx in
+            wx.withUnsafeBufferPointer { wx in
+                f.withUnsafeBytes { p in
+                    // Source row j filtered across, in its slot of the ring.
+                    func across(_ j: Int) -> UnsafePointer<Float> {
+                        let a = ring + (j & 3) &* w
+                        let wasHeld: Int
+                        switch j & 3 {
+                        case 0: wasHeld = held.0; held.0 = j
+                        case 1: wasHeld = held.1; held.1 = j
+                        case 2: wasHeld = held.2; held.2 = j
+                        default: wasHeld = held.3; held.3 = j
+                        }
+                        guard wasHeld != j else { return UnsafePointer(a) }
+                        let row = j &* f.stride
+                        for x in 0..<w {
+                            let t = 4 &* x
+                            a[x] = wx[t] * Float(p[row &+ cx[t]]) + wx[t &+ 1] * Float(p[row &+ cx[t &+ 1]])
+                                + wx[t &+ 2] * Float(p[row &+ cx[t &+ 2]]) + wx[t &+ 3] * Float(p[row &+ cx[t &+ 3]])
+                        }
+                        return UnsafePointer(a)
                     }
-                    for x in 0..<x { row[x] = UInt8(max(0, min(255, line[x] + 0.5))) }
-                    while x < w {
-                        let v = k0 * a0[x] + k1 * a1[x] + k2 * a2[x] + k3 * a3[x]
-                        row[x] = UInt8(max(0, min(255, v + 0.5)))
-                        x &+= 1
+                    out.withUnsafeMutableBufferPointer { o in
+                        for y in 0..<h {
+                            let t = 4 * y
+                            let a0 = across(cy[t]), a1 = across(cy[t + 1]), a2 = across(cy[t + 2]), a3 = across(cy[t + 3])
+                            let k0 = wy[t], k1 = wy[t + 1], k2 = wy[t + 2], k3 = wy[t + 3]
+                            let row = o.baseAddress! + y &* w
+                            var x = 0
+                            while x &+ Lanes.count <= w {
+                                (k0 * Lanes.load(a0 + x) + k1 * Lanes.load(a1 + x) + k2 * Lanes.load(a2 + x) + k3 * Lanes.load(a3 + x)).store(line + x)
+                                x &+= Lanes.count
+                            }
+                            for x in 0..<x { row[x] = UInt8(max(0, min(255, line[x] + 0.5))) }
+                            while x < w {
+                                let v = k0 * a0[x] + k1 * a1[x] + k2 * a2[x] + k3 * a3[x]
+                                row[x] = UInt8(max(0, min(255, v + 0.5)))
+                                x &+= 1
+                            }
+                        }
                     }
                 }
             }

@@ -110,6 +110,69 @@ import Testing
         }
     }
 
+    /// A frame's box mean (a ring of row sums, the division a multiply) is the plain mean of the
+    /// box, edges repeated, rounded half up; boxes wider than the frame included. (The grid's:
+    /// `boxAndExtremeFiltersAreThePlainOnes`.)
+    @Test func frameBoxMeanIsThePlainBoxMean() {
+        for f in oddFrames() {
+            for r in [1, 2, 4] {
+                let w = f.width, h = f.height, area = (2 * r + 1) * (2 * r + 1)
+                var plain: [UInt8] = []
+                for y in 0..<h {
+                    for x in 0..<w {
+                        var sum = 0
+                        for dy in -r...r {
+                            for dx in -r...r { sum += Int(f[max(0, min(w - 1, x + dx)), max(0, min(h - 1, y + dy))]) }
+                        }
+                        plain.append(UInt8((sum + area / 2) / area))
+                    }
+                }
+                #expect(ImagePass.boxBlurred(f, radius: r) == plain, "\(w)x\(h), radius \(r)")
+            }
+        }
+    }
+
+    /// The multiply-and-shift quotient is `/`'s for every numerator a box of bytes sums to and
+    /// for the largest ones the bound allows.
+    @Test func quotientByMultiplyIsTheQuotient() {
+        for d in Int32(1)...200 {
+            let q = QuotientByMultiply(d)
+            var wrong = 0
+            for x in 0..<(256 * d) where q(x) != x / d { wrong += 1 }
+            for x in ((1 << 24) - 4096)..<(Int32(1) << 24) where q(x) != x / d { wrong += 1 }
+            #expect(wrong == 0, "divisor \(d)")
+        }
+        for d: Int32 in [441, 1023, 4095, 65535] {
+            let q = QuotientByMultiply(d)
+            #expect(stride(from: Int32(0), to: 1 << 24, by: 997).allSatisfy { q($0) == $0 / d }, "divisor \(d)")
+        }
+    }
+
+    /// A grid of block levels interpolated a row at a time is the bilinear interpolation between
+    /// block centres, edges held.
+    @Test func upsampledRowsAreThePlainBilinearInterpolation() {
+        let (bw, bh, block) = (5, 4, 4)
+        let grid = (0..<(bw * bh)).map { Int32(($0 * 37) % 256) }
+        for (w, h) in [(20, 16), (18, 13), (3, 2)] {
+            let up = ImagePass.Upsampled(grid, bw, bh, block: block, width: w)
+            var row = [Double](repeating: 0, count: w)
+            for y in 0..<h {
+                row.withUnsafeMutableBufferPointer { up.row(y, into: $0.baseAddress!) }
+                for x in 0..<w {
+                    func at(_ v: Int, _ n: Int) -> (Int, Int, Double) {
+                        let s = (Double(v) + 0.5) / Double(block) - 0.5
+                        let a = max(0, min(n - 1, Int(s.rounded(.down))))
+                        return (a, min(n - 1, a + 1), min(1, max(0, s - Double(a))))
+                    }
+                    let (x0, x1, fx) = at(x, bw), (y0, y1, fy) = at(y, bh)
+                    func g(_ x: Int, _ y: Int) -> Double { Double(grid[y * bw + x]) }
+                    let plain = (g(x0, y0) * (1 - fx) + g(x1, y0) * fx) * (1 - fy) + (g(x0, y1) * (1 - fx) + g(x1, y1) * fx) * fy
+                    #expect(row[x] == plain, "\(w)x\(h) at \(x),\(y)")
+                }
+            }
+        }
+    }
+
     @Test func cubicIsThePlainBicubic() {
         for f in oddFrames() {
             for scale in [2.5, 1.7, 0.8] {
@@ -129,6 +192,22 @@ import Testing
                 #expect(fast.all == plain, "\(f.width)x\(f.height) at \(scale)")
             }
         }
+    }
+
+    /// `floorInt` is `Int(rounded(.down))`: whole numbers, the values just beside them and
+    /// negative ones included.
+    @Test func floorIntIsRoundedDown() {
+        var values: [Double] = [0, -0.0, 0.5, -0.5, 1e15, -1e15, 0.0.nextUp, (-0.0).nextDown]
+        for k in -300...300 {
+            let v = Double(k)
+            values += [v, v.nextDown, v.nextUp, v + 0.5, v - 0.25]
+        }
+        var state: UInt64 = 11
+        for _ in 0..<20_000 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            values.append(Double(state >> 11) / Double(1 << 53) * 8000 - 4000)
+        }
+        for v in values { #expect(floorInt(v) == Int(v.rounded(.down)), "\(v)") }
     }
 
     /// The byte rounding of the filters is `rounded()`'s, halves and the values just under them
