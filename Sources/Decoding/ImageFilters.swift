@@ -313,24 +313,10 @@ extension ImagePass {
                 sums.withUnsafeMutableBufferPointer { s in
                     out.withUnsafeMutableBufferPointer { o in
                         let ring = ring.baseAddress!, s = s.baseAddress!
+                        let pixels = p.baseAddress!.assumingMemoryBound(to: UInt8.self)
                         func across(_ v: Int) -> UnsafeMutablePointer<Int32> {
-                            let src = max(0, min(h - 1, v)) &* f.stride, a = ring + ((v + r) % (n + 1)) &* w
-                            var sum: Int32 = 0
-                            for k in -r...r { sum &+= Int32(p[src &+ max(0, min(w - 1, k))]) }
-                            // The clamps only where the box reaches past an edge.
-                            let lo = min(r, w), hi = max(lo, w - r - 1)
-                            for x in 0..<lo {
-                                a[x] = sum
-                                sum &+= Int32(p[src &+ min(w - 1, x + r + 1)]) &- Int32(p[src &+ max(0, x - r)])
-                            }
-                            for x in lo..<hi {
-                                a[x] = sum
-                                sum &+= Int32(p[src &+ x &+ r &+ 1]) &- Int32(p[src &+ x &- r])
-                            }
-                            for x in hi..<w {
-                                a[x] = sum
-                                sum &+= Int32(p[src &+ min(w - 1, x + r + 1)]) &- Int32(p[src &+ max(0, x - r)])
-                            }
+                            let a = ring + ((v + r) % (n + 1)) &* w
+                            sumsAcross(pixels + max(0, min(h - 1, v)) &* f.stride, w, radius: r, into: a)
                             return a
                         }
                         for v in -r...r {
@@ -351,6 +337,27 @@ extension ImagePass {
         return out
     }
 
+    /// The sums of the `2r + 1` levels around each of a row's `w` (edges repeated), into `a`;
+    /// the clamps only where the box reaches past an edge.
+    @inline(__always)
+    static func sumsAcross<T: FixedWidthInteger>(_ row: UnsafePointer<T>, _ w: Int, radius r: Int, into a: UnsafeMutablePointer<Int32>) {
+        var sum: Int32 = 0
+        for k in -r...r { sum &+= Int32(row[max(0, min(w - 1, k))]) }
+        let lo = min(r, w), hi = max(lo, w - r - 1)
+        for x in 0..<lo {
+            a[x] = sum
+            sum &+= Int32(row[min(w - 1, x + r + 1)]) &- Int32(row[max(0, x - r)])
+        }
+        for x in lo..<hi {
+            a[x] = sum
+            sum &+= Int32(row[x &+ r &+ 1]) &- Int32(row[x &- r])
+        }
+        for x in hi..<w {
+            a[x] = sum
+            sum &+= Int32(row[min(w - 1, x + r + 1)]) &- Int32(row[max(0, x - r)])
+        }
+    }
+
     /// A box mean of `radius` over a `w` x `h` grid of levels (0-255: pixels, or block levels;
     /// separable running sums, edges repeated), rounded half up.
     static func boxBlurred(_ v: [Int32], _ w: Int, _ h: Int, radius r: Int) -> [Int32] {
@@ -358,25 +365,7 @@ extension ImagePass {
         var across = [Int32](repeating: 0, count: w * h), out = across
         v.withUnsafeBufferPointer { v in
             across.withUnsafeMutableBufferPointer { a in
-                for y in 0..<h {
-                    let row = y * w
-                    var sum: Int32 = 0
-                    for k in -r...r { sum += v[row + max(0, min(w - 1, k))] }
-                    // The clamps only where the box reaches past an edge.
-                    let lo = min(r, w), hi = max(lo, w - r - 1)
-                    for x in 0..<lo {
-                        a[row + x] = sum
-                        sum += v[row + min(w - 1, x + r + 1)] - v[row + max(0, x - r)]
-                    }
-                    for x in lo..<hi {
-                        a[row &+ x] = sum
-                        sum &+= v[row &+ x &+ r &+ 1] &- v[row &+ x &- r]
-                    }
-                    for x in hi..<w {
-                        a[row + x] = sum
-                        sum += v[row + min(w - 1, x + r + 1)] - v[row + max(0, x - r)]
-                    }
-                }
+                for y in 0..<h { sumsAcross(v.baseAddress! + y * w, w, radius: r, into: a.baseAddress! + y * w) }
             }
         }
         // Down the columns, a row of running sums at a time.
