@@ -158,6 +158,26 @@ public enum ImagePass: String, Sendable, CaseIterable {
                     }
                 }
             }
+        case .regions:
+            // Aztec bullseyes first (zxing 1.4 looks for them only from the image centre),
+            // enlarged to about 4 pixels per module; then each dense region on its own,
+            // enlarged when its modules would be few pixels, one region at a time: a code read
+            // in the first region does not pay for the others' enlargements.
+            let rects = Locked<[PixelRect]?>(nil)
+            let region: @Sendable (Int) -> [TransformedFrame] = { k in
+                let all = rects.withLock { found in
+                    let all = found ?? RegionFinder.candidates(in: frame)
+                    found = all
+                    return all
+                }
+                guard k < all.count else { return [] }
+                let crop = frame.cropped(to: all[k])
+                let factor = min(crop.width, crop.height) < 400 ? 2 : 1
+                let image = factor == 1 ? crop : Self.resize(crop, factor: factor)
+                return [TransformedFrame(frame: image, scale: 1 / Double(factor), offsetX: all[k].x, offsetY: all[k].y)]
+            }
+            let bullseyes: @Sendable () -> [TransformedFrame] = { Self.bullseyeImages(frame) }
+            return [bullseyes] + (0..<RegionFinder.candidateLimit).map { k -> @Sendable () -> [TransformedFrame] in { region(k) } }
         default:
             return [{ self.images(frame, made: made) }]
         }
@@ -174,10 +194,32 @@ public enum ImagePass: String, Sendable, CaseIterable {
         return RegionFinder.candidates(in: frame, limit: 3).filter { $0.width * $0.height * 5 <= area }
     }
 
+    /// The `regions` pass's images of Aztec bullseyes (`RegionFinder.bullseyes`): each one's
+    /// code drawn again on a clean grid (`AztecGrid`: cheap, and nothing when the rings do not
+    /// fit one), then the best four seen square-on and as crops.
+    static func bullseyeImages(_ frame: GrayFrame) -> [TransformedFrame] {
+        let found = RegionFinder.bullseyes(in: frame, limit: 8)
+        return found.flatMap { AztecGrid.redrawn(frame, x: Double($0.x), y: Double($0.y), module: $0.module).map(Self.enlarged) }
+            + found.prefix(4).flatMap { found in
+                // Seen square-on, for the engine's own detector (a steep slant).
+                AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module).map { warped in
+                    var t = TransformedFrame(frame: warped.frame, scale: 1)
+                    t.unrotate = warped.map
+                    return t
+                }
+            }
+            + found.prefix(4).map { found -> TransformedFrame in
+                let crop = frame.cropped(to: found.rect)
+                let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))
+                return TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor), scale: 1 / Double(factor),
+                                        offsetX: found.rect.x, offsetY: found.rect.y)
+            }
+    }
+
     /// All of a pass's images at once (`makers` splits the costly ones into groups).
     private func images(_ frame: GrayFrame, made: MadeImages?) -> [TransformedFrame] {
         switch self {
-        case .deblurred, .resampled, .deblurredResampled, .regionLooks:
+        case .deblurred, .resampled, .deblurredResampled, .regionLooks, .regions:
             return makers(frame, made: made).flatMap { $0() }
         case .thresholds, .runes, .asIs:
             // The frame as it is: the pipeline reads it with zxing's other binarizers, or with
@@ -236,34 +278,6 @@ public enum ImagePass: String, Sendable, CaseIterable {
         case .enhancedRegions:
             // Regions of the contrast-stretched, sharpened image: dark or blurred small codes.
             return ImagePass.regions.apply(Self.sharpen(Self.stretch(frame) ?? frame))
-        case .regions:
-            // Aztec bullseyes first (zxing 1.4 looks for them only from the image centre),
-            // enlarged to about 4 pixels per module; then each dense region on its own,
-            // enlarged when its modules would be few pixels.
-            // Each bullseye's code drawn again on a clean grid (`AztecGrid`: cheap, and nothing
-            // when the rings do not fit one), then the best four as crops.
-            let found = RegionFinder.bullseyes(in: frame, limit: 8)
-            let bullseyes = found.flatMap { AztecGrid.redrawn(frame, x: Double($0.x), y: Double($0.y), module: $0.module).map(Self.enlarged) }
-                + found.prefix(4).flatMap { found in
-                    // Seen square-on, for the engine's own detector (a steep slant).
-                    AztecGrid.rectified(frame, x: Double(found.x), y: Double(found.y), module: found.module).map { warped in
-                        var t = TransformedFrame(frame: warped.frame, scale: 1)
-                        t.unrotate = warped.map
-                        return t
-                    }
-                }
-                + found.prefix(4).map { found -> TransformedFrame in
-                    let crop = frame.cropped(to: found.rect)
-                    let factor = max(1, min(3, Int((6 / found.module).rounded(.up))))
-                    return TransformedFrame(frame: factor == 1 ? crop : Self.resize(crop, factor: factor), scale: 1 / Double(factor),
-                                            offsetX: found.rect.x, offsetY: found.rect.y)
-                }
-            return bullseyes + RegionFinder.candidates(in: frame).map { rect in
-                let crop = frame.cropped(to: rect)
-                let factor = min(crop.width, crop.height) < 400 ? 2 : 1
-                let image = factor == 1 ? crop : Self.resize(crop, factor: factor)
-                return TransformedFrame(frame: image, scale: 1 / Double(factor), offsetX: rect.x, offsetY: rect.y)
-            }
         case .matrixGrid:
             // Each dense region's DataMatrix drawn again from its finder (`DataMatrixGrid`):
             // small modules, noise, blur and a slant that zxing's own detector does not trace.

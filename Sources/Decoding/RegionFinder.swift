@@ -4,8 +4,11 @@ import ScanHardware
 /// A decoder that looks from the frame's centre (zxing's Aztec detector) or that needs more
 /// pixels per module (small codes) reads a region it would miss in the whole frame.
 public enum RegionFinder {
+    /// How many regions `candidates` gives at most, unless told.
+    public static let candidateLimit = 6
+
     /// Candidate regions, largest first, in frame pixels.
-    public static func candidates(in f: GrayFrame, limit: Int = 6) -> [PixelRect] {
+    public static func candidates(in f: GrayFrame, limit: Int = candidateLimit) -> [PixelRect] {
         // Only strong transitions count: noise and soft shading do not.
         guard let cells = EdgeCells(f, minimumCells: 4, stepsAbove: 24) else { return [] }
         let high = cells.rank(97)
@@ -121,6 +124,6 @@ extension RegionFinder {
 
     /// Dark where a pixel is below the mean of its 33x33 neighbourhood (uneven light allowed).
     static func binarize(_ f: GrayFrame) -> [Bool] {
-        IntegralImage(f).darkerThanMean(f, radius: 16, by: 4)
+        IntegralImage.darkerThanMean(f, radius: 16, by: 4)
     }
 }

@@ -98,29 +98,32 @@ extension ImagePass {
     /// `resize(f, factor: 2)` in integers, pixel for pixel the same: at twice the size each new
     /// pixel lies a quarter or three quarters of the way between old ones (clamped at the edges),
     /// so its value is a sum of sixteenths, rounded half up as `bilinear` rounds it. Every crop
-    /// of a small code is enlarged so, in the passes and in a read's confirmation.
+    /// of a small code is enlarged so, in the passes and in a read's confirmation. Each new row
+    /// is first blended down the two old rows it lies between, then across: the same sums.
     static func doubledBilinear(_ f: GrayFrame) -> GrayFrame {
-        let w = f.width * 2, h = f.height * 2
+        let w = f.width * 2, h = f.height * 2, fw = f.width
         guard f.width > 0, f.height > 0 else { return GrayFrame(width: w, height: h, pixels: []) }
-        // For output column x (row y alike): the two source columns and the second one's weight
-        // in quarters.
-        func taps(_ n: Int, _ size: Int) -> (Int, Int, Int) {
-            let i = n / 2
-            if n % 2 == 1 { return (i, min(size - 1, i + 1), 1) }
-            return i == 0 ? (0, min(size - 1, 1), 0) : (i - 1, i, 3)
-        }
-        let columns = (0..<w).map { taps($0, f.width) }
         var out = [UInt8](repeating: 0, count: w * h)
+        var down = [UInt16](repeating: 0, count: fw)
         f.withUnsafeBytes { src in
             out.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    let (y0, y1, wy) = taps(y, f.height)
-                    let r0 = y0 * f.stride, r1 = y1 * f.stride, row = y * w
-                    for x in 0..<w {
-                        let (x0, x1, wx) = columns[x]
-                        let top = Int(src[r0 + x0]) * (4 - wx) + Int(src[r0 + x1]) * wx
-                        let bottom = Int(src[r1 + x0]) * (4 - wx) + Int(src[r1 + x1]) * wx
-                        dst[row + x] = UInt8(truncatingIfNeeded: (top * (4 - wy) + bottom * wy + 8) >> 4)
+                down.withUnsafeMutableBufferPointer { v in
+                    for y in 0..<h {
+                        // The two old rows and the second one's weight in quarters.
+                        let i = y / 2
+                        let (y0, y1, wy) = y % 2 == 1 ? (i, min(f.height - 1, i + 1), 1) : i == 0 ? (0, min(f.height - 1, 1), 0) : (i - 1, i, 3)
+                        let r0 = y0 * f.stride, r1 = y1 * f.stride, row = y * w
+                        let a = UInt16(4 - wy), b = UInt16(wy)
+                        for x in 0..<fw { v[x] = UInt16(src[r0 + x]) &* a &+ UInt16(src[r1 + x]) &* b }
+                        // Across: new column 2x+1 is 3/4 old column x and 1/4 the next, 2x+2
+                        // the other way round; the first and the last repeat the edge column.
+                        dst[row] = UInt8(truncatingIfNeeded: (v[0] &* 4 &+ 8) >> 4)
+                        for x in 0..<(fw - 1) {
+                            let left = v[x], right = v[x + 1]
+                            dst[row + 2 * x + 1] = UInt8(truncatingIfNeeded: (left &* 3 &+ right &+ 8) >> 4)
+                            dst[row + 2 * x + 2] = UInt8(truncatingIfNeeded: (left &+ right &* 3 &+ 8) >> 4)
+                        }
+                        dst[row + w - 1] = UInt8(truncatingIfNeeded: (v[fw - 1] &* 4 &+ 8) >> 4)
                     }
                 }
             }
