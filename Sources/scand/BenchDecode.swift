@@ -289,7 +289,7 @@ struct DecodeBench: ParsableCommand {
     func report(_ all: [(String, [Outcome])], records: [Record]) {
         let symbologies = Array(Set(records.map { $0.symbology ?? "(none)" })).sorted()
         let difficulties = Array(Set(records.map(\.difficulty))).sorted()
-        print("corpus \(corpus): \(records.count) image\(records.count == 1 ? "" : "s") (\(records.filter { $0.text == nil }.count) without a code); times: \(clock == .cpu ? "CPU time of the process" : "elapsed")")
+        print("corpus \(corpus): \(records.count) image\(records.count == 1 ? "" : "s") (\(records.filter { $0.text == nil }.count) without a code); times: \(clock == .cpu ? "CPU time of the process" + (zbarimg || zxingReader ? " (zbarimg and ZXingReader, a process per image: elapsed)" : "") : "elapsed")")
         print("")
         let width = max(30, (all.map(\.0.count).max() ?? 0) + 2)
         print(pad("decoder", width) + pad("correct", 10) + pad("misreads", 10) + pad("median ms", 11) + "p95 ms")
