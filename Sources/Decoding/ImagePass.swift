@@ -162,7 +162,9 @@ public enum ImagePass: String, Sendable, CaseIterable {
             // Aztec bullseyes first (zxing 1.4 looks for them only from the image centre),
             // enlarged to about 4 pixels per module; then each dense region on its own,
             // enlarged when its modules would be few pixels, one region at a time: a code read
-            // in the first region does not pay for the others' enlargements.
+            // in the first region does not pay for the others' enlargements. The regions are
+            // found once, by whichever group is made first (groups may be made on several
+            // threads, `ParallelDeepLook`).
             let rects = Locked<[PixelRect]?>(nil)
             let region: @Sendable (Int) -> [TransformedFrame] = { k in
                 let all = rects.withLock { found in

@@ -1,7 +1,8 @@
 import ScanHardware
 
 /// Summed-area table of a gray frame: the mean of any box in constant time (local thresholds,
-/// box blurs).
+/// box blurs). Where every pixel's box is asked in turn, `darkerThanMean` gets the same sums a
+/// row at a time without the table.
 struct IntegralImage {
     let width: Int, height: Int
     private var sums: [Int]

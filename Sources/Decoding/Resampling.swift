@@ -105,13 +105,17 @@ extension ImagePass {
         guard f.width > 0, f.height > 0 else { return GrayFrame(width: w, height: h, pixels: []) }
         var out = [UInt8](repeating: 0, count: w * h)
         var down = [UInt16](repeating: 0, count: fw)
+        // For new row y: the two old rows and the second one's weight in quarters.
+        func taps(_ y: Int) -> (Int, Int, Int) {
+            let i = y / 2
+            if y % 2 == 1 { return (i, min(f.height - 1, i + 1), 1) }
+            return i == 0 ? (0, min(f.height - 1, 1), 0) : (i - 1, i, 3)
+        }
         f.withUnsafeBytes { src in
             out.withUnsafeMutableBufferPointer { dst in
                 down.withUnsafeMutableBufferPointer { v in
                     for y in 0..<h {
-                        // The two old rows and the second one's weight in quarters.
-                        let i = y / 2
-                        let (y0, y1, wy) = y % 2 == 1 ? (i, min(f.height - 1, i + 1), 1) : i == 0 ? (0, min(f.height - 1, 1), 0) : (i - 1, i, 3)
+                        let (y0, y1, wy) = taps(y)
                         let r0 = y0 * f.stride, r1 = y1 * f.stride, row = y * w
                         let a = UInt16(4 - wy), b = UInt16(wy)
                         for x in 0..<fw { v[x] = UInt16(src[r0 + x]) &* a &+ UInt16(src[r1 + x]) &* b }
