@@ -321,14 +321,24 @@ extension JoinedHalves {
         /// On those lines, how far (modules) the right half stands from where the left half's
         /// modules put it, at the middle guard both share.
         var halvesApart: [Double] = []
+        /// On those lines of an EAN-13 or UPC-A, where each digit's bars stand along the line
+        /// (pixels, `JoinedHalves.digitPlace`; nil where the line does not show them), for
+        /// `leansApart`.
+        var places: [(t: Double, at: [Double?])] = []
+        /// Per digit, on how many of those lines it misfits.
+        var misfitting: [Int] = []
+        /// Each digit's middle, in modules from the start guard.
+        var middles: [Double] = []
 
         /// Whether an inner digit misfits on every line and far (`tearMisfit`) on two in five or
         /// more, of six lines or more. Glare or a stroke across a code's bars misfits a digit
         /// far where it lies and less and less away from it: the digit fits on the lines past it.
         /// Or where the two labels meet at the middle guard: each half fits whole, and on every
-        /// line the halves stand `apart` or more out of one code's step.
+        /// line the halves stand `apart` or more out of one code's step. Or where the bars lean
+        /// apart at a digit (`leansApart`).
         var torn: Bool {
             if !halvesApart.isEmpty, halvesApart.allSatisfy({ abs($0) >= Self.apart }) { return true }
+            if leansApart { return true }
             guard let digits = lines.first?.misfit.count, digits >= 8, lines.count >= 6 else { return false }
             return (1..<(digits - 1)).contains { digit in
                 let misfits = lines.map { $0.misfit[digit] }.sorted()
@@ -355,32 +365,50 @@ extension JoinedHalves {
 
     /// How far the digits misfit on lines square to the bars through the read's middle that fit
     /// all digits but one, every 3 modules each way until two lines in a row do not (past the
-    /// code's body) or a line leaves the frame, at most 1.5 code lengths, or until every inner
-    /// digit has fit on one; each line's halves fitted near the last one's. Nil for UPC-E: six
-    /// digits are too few to tell.
+    /// code's body) or a line leaves the frame, at most 1.5 code lengths, or (an EAN-8) until
+    /// every inner digit has fit on one; each line's halves fitted near the last one's. The
+    /// misfits are kept up to that line, and on every line an EAN-13's or UPC-A's digits'
+    /// places. Nil for UPC-E: six digits are too few to tell.
     static func ends(_ s: Symbol, in frame: GrayFrame) -> Ends? {
         guard let (layout, place, n, b) = placed(s, in: frame) else { return nil }
         let digits = layout.slots.count
         guard digits >= 8 else { return nil }
         let step = max(2, 3 * place.module), reach = 1.5 * place.length
         var ends = Ends(lines: [])
-        // Once every inner digit has fit on a line the read is no torn one's (`Ends.torn`): a
-        // code's read usually fits whole on its first line.
+        // An EAN-13's or UPC-A's lines go along the whole bars, for the digits' leans
+        // (`Ends.leansApart`). An EAN-8's end once every inner digit has fit on a line: the read
+        // is then no torn one's (`Ends.torn`), and a code's read usually fits whole on its
+        // first line.
+        let leans = digits == 12
+        if leans { ends.middles = layout.slots.map { Double($0.offset) + 3.5 } }
+        var means = [Double](repeating: 0, count: layout.pattern.count)
         var unfit = Set(1..<(digits - 1))
-        for direction in [-1.0, 1.0] where !unfit.isEmpty {
+        for direction in [-1.0, 1.0] where leans || !unfit.isEmpty {
             var (t, misses) = (direction < 0 ? 0 : step, 0)
             var near: (start: Double, reach: Double)? = nil
             while abs(t) <= reach, misses < 2 {
                 let sampled = line(t, layout, place, n, b, in: frame, near: near)
                 if case .outside = sampled { break }
-                if case .sampled(_, let halves, let misfits) = sampled, misfits.filter({ $0 <= 0 }).count >= digits - 1 {
-                    ends.lines.append((t, misfits))
-                    if halves.count == 2 {
-                        let middle = Double(layout.halves[1].lowerBound)
-                        ends.halvesApart.append(((halves[1].start + middle * halves[1].width) - (halves[0].start + middle * halves[0].width)) / place.module)
+                if case .sampled(let d, let halves, let misfits) = sampled, misfits.filter({ $0 <= 0 }).count >= digits - 1 {
+                    // The misfits and the halves' step are weighed on the lines up to the one
+                    // where every inner digit has fit.
+                    if !unfit.isEmpty {
+                        ends.lines.append((t, misfits))
+                        if halves.count == 2 {
+                            let middle = Double(layout.halves[1].lowerBound)
+                            ends.halvesApart.append(((halves[1].start + middle * halves[1].width) - (halves[0].start + middle * halves[0].width)) / place.module)
+                        }
+                        unfit = unfit.filter { misfits[$0] > 0 }
                     }
-                    unfit = unfit.filter { misfits[$0] > 0 }
-                    if unfit.isEmpty { break }
+                    if leans {
+                        ends.misfitting = zip(ends.misfitting.isEmpty ? Array(repeating: 0, count: digits) : ends.misfitting, misfits).map { $0 + ($1 > 0 ? 1 : 0) }
+                        ends.places.append((t, layout.slots.map { slot in
+                            let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
+                            return digitPlace(d, start: h.start, width: h.width, offset: slot.offset,
+                                              layout.pattern[slot.offset..<(slot.offset + 7)], in: layout.pattern, buffer: &means)
+                        }))
+                    }
+                    if unfit.isEmpty && !leans { break }
                     near = (halves.map(\.start).reduce(0, +) / Double(halves.count), 1.5)
                     misses = 0
                 } else {

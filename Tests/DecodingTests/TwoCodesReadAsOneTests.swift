@@ -1,3 +1,4 @@
+import Glibc
 @testable import Decoding
 import ImageLoading
 import ScanCore
@@ -241,6 +242,63 @@ import Testing
                              corners: [PixelPoint(x: 137, y: 204), PixelPoint(x: 420, y: 204), PixelPoint(x: 420, y: 280), PixelPoint(x: 137, y: 280)])
         let ends = try Self.expectTorn(misread, in: "torn-halves-apart.png", codes: ["1670251014621", "3748033517054"])
         #expect(!ends.halvesApart.isEmpty && ends.halvesApart.allSatisfy { abs($0) >= JoinedHalves.Ends.apart }, "\(ends.halvesApart)")
+    }
+
+    /// A label torn over another in line, the two turned 0.83° apart (torn-lean.jpg,
+    /// make-fixtures.sh: make-retail-layouts.py seed 9292, tornjoin-0039): the pipeline answered
+    /// 2648021184736, the upper EAN-13's first eight digits and the lower UPC-A's last, valid and
+    /// neither code. The tear digit fits on some lines along the bars, so the misfits cannot
+    /// tell; the digits' bars lean one way up to the tear and another way past it.
+    @Test func aReadAcrossTwoLabelsTurnedApartIsDropped() throws {
+        let misread = Symbol(symbology: .ean13, text: "2648021184736",
+                             corners: [PixelPoint(x: 168, y: 175), PixelPoint(x: 547, y: 175), PixelPoint(x: 535, y: 250), PixelPoint(x: 155, y: 250)])
+        let ends = try Self.expectTorn(misread, in: "torn-lean.jpg", codes: ["2648021184156", "427322819736"])
+        #expect(ends.leansApart, "\(ends.places.count) lines")
+    }
+
+    /// The lean rule on places along 11 lines 8 px apart: one code's leans change evenly along
+    /// it; two labels' step between two digits, where one misfits on some lines (`tear`).
+    @Test func barsThatLeanApartAtADigitAreTwoLabels() {
+        func ends(tear: Int? = 8, _ lean: (Int) -> Double, off: (digit: Int, by: Double)? = nil) -> JoinedHalves.Ends {
+            var ends = JoinedHalves.Ends(lines: [])
+            ends.middles = [3, 10, 17, 24, 31, 38, 50, 57, 64, 71, 78, 85].map { Double($0) + 3.5 }
+            ends.misfitting = (0..<12).map { $0 == tear ? 6 : 0 }
+            ends.places = (0..<11).map { row in
+                let t = Double(row - 5) * 8
+                return (t, ends.middles.indices.map { digit -> Double? in
+                    // The lines measure places to about a twentieth of a pixel.
+                    let noise: Double = 0.05 * sin(Double(7 * row + 3 * digit))
+                    let stroke: Double = off?.digit == digit ? off!.by * t : 0
+                    return 3 * ends.middles[digit] + lean(digit) * t + noise + stroke
+                })
+            }
+            return ends
+        }
+        #expect(!ends { _ in 0.02 }.leansApart, "one code, turned")
+        #expect(!ends { 0.02 + 0.002 * Double($0) }.leansApart, "one code in perspective")
+        #expect(ends { $0 < 8 ? 0.0 : 0.0145 }.leansApart, "two labels 0.83° apart at the ninth digit")
+        #expect(ends { $0 < 8 ? 0.0 : $0 == 8 ? 0.007 : 0.0145 }.leansApart, "with the tear digit between them")
+        #expect(ends(tear: 3) { $0 < 3 ? 0.0 : -0.0145 }.leansApart, "at the fourth digit")
+        #expect(!ends(tear: nil) { $0 < 8 ? 0.0 : 0.0145 }.leansApart, "no digit misfits: no tear")
+        #expect(!ends(tear: 3) { $0 < 8 ? 0.0 : 0.0145 }.leansApart, "a digit misfits away from the step")
+        #expect(!ends { $0 < 8 ? 0.0 : 0.0035 }.leansApart, "0.2° apart: too little to tell")
+        #expect(!ends({ _ in 0.0 }, off: (5, 0.02)).leansApart, "one digit off (a stroke over it)")
+        #expect(!ends { $0 == 0 || $0 == 11 ? 0.02 : 0.0 }.leansApart, "the end digits off (what lies past the guards)")
+        var few = ends { $0 < 8 ? 0.0 : 0.0145 }
+        few.places = Array(few.places.prefix(4))
+        #expect(!few.leansApart, "too few lines")
+    }
+
+    /// The fits the lean rule is made of.
+    @Test func leastSquaresFitsAStepAndALine() throws {
+        let x: [Double] = [0, 1, 2, 3, 4, 5], step: [Double] = [0, 0, 0, 1, 1, 1]
+        let y = zip(x, step).map { 2 + 0.5 * $0 - 3 * $1 }
+        let fit = try #require(JoinedHalves.leastSquares([x.map { _ in 1 }, x, step], y))
+        #expect(zip(fit.coefficients, [2, 0.5, -3]).allSatisfy { abs($0 - $1) < 1e-9 } && fit.rss < 1e-18, "\(fit)")
+        #expect(JoinedHalves.leastSquares([x, x.map { 2 * $0 }], y) == nil, "columns that cannot be told apart")
+        let line = try #require(JoinedHalves.straightFit([(0, 1), (1, 2), (2, 3), (3, 5)]))
+        #expect(abs(line.slope - 1.3) < 1e-9 && line.scatter > 0.2 && line.scatter < 0.3, "\(line)")
+        #expect(JoinedHalves.straightFit([(0, 1), (1, 2)]) == nil, "two points")
     }
 
     /// The lower label read where it shows whole beside the one torn over it (torn-under-read.jpg,
