@@ -19,7 +19,7 @@ import json, os, random, subprocess, sys, tempfile
 import numpy as np
 from PIL import Image, ImageFilter
 args = sys.argv[1:]
-if not args or len(args) % 2 != 1 or any(a not in ("--seed", "--gap") for a in args[1::2]):
+if not args or args[0].startswith("-") or len(args) % 2 != 1 or any(a not in ("--seed", "--gap") for a in args[1::2]):
     sys.exit(__doc__)
 OUT = args[0]
 options = dict(zip(args[1::2], map(int, args[2::2])))

@@ -14,7 +14,7 @@ TEXT+ADDON (TEXT+ where it has none): another code sent with an add-on not its o
 import json, os, subprocess, sys, tempfile
 import numpy as np
 from PIL import Image
-if len(sys.argv) != 2:
+if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
     sys.exit(__doc__)
 OUT = sys.argv[1]
 os.makedirs(OUT, exist_ok=True)

@@ -210,7 +210,8 @@ def save(out, name, pixels, rng):
 
 
 def main():
-    if len(sys.argv) < 2:
+    # An option where OUT_DIR goes (--help) is not a folder to fill.
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
     out = sys.argv[1]
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 1818

@@ -13,7 +13,7 @@ from PIL import Image, ImageFilter
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 4 or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
     out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     r = random.Random(seed)

@@ -22,7 +22,7 @@ args = sys.argv[1:]
 TURNED = "--turned" in args
 if TURNED:
     args.remove("--turned")
-if len(args) not in (1, 3) or (len(args) == 3 and args[1] != "--seed"):
+if len(args) not in (1, 3) or args[0].startswith("-") or (len(args) == 3 and args[1] != "--seed"):
     sys.exit(__doc__)
 OUT = args[0]
 os.makedirs(OUT, exist_ok=True)

@@ -517,7 +517,7 @@ def finish(arr, g, p, force_degrade=False):
 
 
 def main():
-    if len(sys.argv) < 4:
+    if len(sys.argv) < 4 or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
     out, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     fams = sys.argv[4].split(",") if len(sys.argv) > 4 else FAMILIES

@@ -20,7 +20,7 @@ import numpy as np
 import imagewarp
 from PIL import Image, ImageFilter, ImageDraw
 
-if len(sys.argv) != 4:
+if len(sys.argv) != 4 or sys.argv[1].startswith("-"):
     sys.exit(__doc__)
 out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.makedirs(out, exist_ok=True)

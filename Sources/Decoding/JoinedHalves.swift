@@ -380,7 +380,10 @@ extension JoinedHalves {
         // is then no torn one's (`Ends.torn`), and a code's read usually fits whole on its
         // first line.
         let leans = digits == 12
-        if leans { ends.middles = layout.slots.map { Double($0.offset) + 3.5 } }
+        if leans {
+            ends.middles = layout.slots.map { Double($0.offset) + 3.5 }
+            ends.misfitting = Array(repeating: 0, count: digits)
+        }
         var means = [Double](repeating: 0, count: layout.pattern.count)
         var unfit = Set(1..<(digits - 1))
         for direction in [-1.0, 1.0] where leans || !unfit.isEmpty {
@@ -401,7 +404,7 @@ extension JoinedHalves {
                         unfit = unfit.filter { misfits[$0] > 0 }
                     }
                     if leans {
-                        ends.misfitting = zip(ends.misfitting.isEmpty ? Array(repeating: 0, count: digits) : ends.misfitting, misfits).map { $0 + ($1 > 0 ? 1 : 0) }
+                        for (digit, misfit) in misfits.enumerated() where misfit > 0 { ends.misfitting[digit] += 1 }
                         ends.places.append((t, layout.slots.map { slot in
                             let h = halves[layout.halves.firstIndex { $0.contains(slot.offset) } ?? 0]
                             return digitPlace(d, start: h.start, width: h.width, offset: slot.offset,

@@ -19,12 +19,20 @@ extension JoinedHalves.Ends {
     /// slant (`make-stacked-labels.py` 9393, 0193) scored 16, and none of its lines misfits.
     var leansApart: Bool {
         guard middles.count == 12, places.count >= 5 else { return false }
-        var kept: [(middle: Double, lean: Double, digit: Int)] = []
-        for digit in middles.indices {
-            let points = places.compactMap { p in p.at[digit].map { (x: p.t, y: $0) } }
-            // A digit whose places scatter off any line is not one code's there.
-            guard let fit = JoinedHalves.straightFit(points), fit.scatter < 0.4 else { continue }
-            kept.append((middles[digit], fit.slope, digit))
+        let fits = middles.indices.map { digit in
+            JoinedHalves.straightFit(places.compactMap { p in p.at[digit].map { (x: p.t, y: $0) } })
+        }
+        // A digit whose places scatter off a straight line is not one label's all along its
+        // bars: the tear digit, or a real code's digits that a torn label covers on some lines
+        // (their places bend where its edge crosses them; make-retail-layouts.py OUT 100 1357
+        // tornjoin, 0005: 0.35-0.38 px where the code's other digits scatter 0.06-0.20). Each
+        // label's own digits scatter alike.
+        let scatters = fits.compactMap { $0?.scatter }.sorted()
+        guard !scatters.isEmpty else { return false }
+        let most = min(Self.placeScatter, max(Self.placeScatter / 2, 2 * scatters[scatters.count / 2]))
+        let kept = middles.indices.compactMap { digit -> (middle: Double, lean: Double, digit: Int)? in
+            guard let fit = fits[digit], fit.scatter < most else { return nil }
+            return (middles[digit], fit.slope, digit)
         }
         guard kept.count >= 7 else { return false }
         for split in 2...(middles.count - 2) {
@@ -44,6 +52,9 @@ extension JoinedHalves.Ends {
         return false
     }
 
+    /// The most a digit's places may scatter off a straight line, in pixels; less (twice the
+    /// median digit's scatter, down to half of this) where the code's digits scatter less.
+    static let placeScatter = 0.4
     /// How many times its fit's scatter a step in lean must be.
     static let leanScore = 15.0
     /// The least scatter of leans `leansApart` counts with (the finest the lines measure):

@@ -256,6 +256,19 @@ import Testing
         #expect(ends.leansApart, "\(ends.places.count) lines")
     }
 
+    /// A real code whose last digits' lower bars a label torn over it covers (torn-covered-real.png,
+    /// make-fixtures.sh: make-retail-layouts.py seed 1357, tornjoin-0005, a tryout's set): on
+    /// the lines through the torn label those digits' places come from its bars, so their lean
+    /// steps; but their places bend where its edge crosses them, off any straight line, where
+    /// a joined read's digits each lie in one label all along their bars. The read stays, in
+    /// the kiosk's pipeline (it stops at the first code).
+    @Test func aCodeWhoseLastDigitsATornLabelCoversStays() throws {
+        let frame = try ImageFile.load(Fixture.path("torn-covered-real.png"))
+        for workers in [1, 2] {
+            #expect(DecodePipeline(workers: workers).decode(frame).map(\.text) == ["694644967746"], "\(workers) workers")
+        }
+    }
+
     /// The lean rule on places along 11 lines 8 px apart: one code's leans change evenly along
     /// it; two labels' step between two digits, where one misfits on some lines (`tear`).
     @Test func barsThatLeanApartAtADigitAreTwoLabels() {
@@ -281,6 +294,11 @@ import Testing
         #expect(ends(tear: 3) { $0 < 3 ? 0.0 : -0.0145 }.leansApart, "at the fourth digit")
         #expect(!ends(tear: nil) { $0 < 8 ? 0.0 : 0.0145 }.leansApart, "no digit misfits: no tear")
         #expect(!ends(tear: 3) { $0 < 8 ? 0.0 : 0.0145 }.leansApart, "a digit misfits away from the step")
+        var bent = ends(tear: 9) { $0 < 10 ? 0.0 : 0.0145 }
+        bent.places = bent.places.map { line in
+            (line.t, line.at.enumerated().map { $0.offset >= 10 && line.t > 0 ? $0.element! + 1.5 : $0.element })
+        }
+        #expect(!bent.leansApart, "the last digits' places bend (a torn label's edge crosses them)")
         #expect(!ends { $0 < 8 ? 0.0 : 0.0035 }.leansApart, "0.2° apart: too little to tell")
         #expect(!ends({ _ in 0.0 }, off: (5, 0.02)).leansApart, "one digit off (a stroke over it)")
         #expect(!ends { $0 == 0 || $0 == 11 ? 0.02 : 0.0 }.leansApart, "the end digits off (what lies past the guards)")

@@ -317,6 +317,10 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # torn-lean.jpg: bench/make-retail-layouts.py OUT 100 9292 tornjoin, tornjoin-0039.jpg as it is:
 # the EAN-13 2648021184156's left part over the UPC-A 427322819736 (turned 0.83 degrees apart from
 # it) in line; read as 2648021184736, the tear digit fitting on some lines (JoinedHalves.Ends.leansApart).
+# torn-covered-real.png: bench/make-retail-layouts.py OUT 100 1357 tornjoin, tornjoin-0005.png as
+# it is (a tryout's set): the UPC-A 694644967746 whole above the EAN-13 6525967353036's right
+# third, torn over its lower bars; the UPC-A's last digits' places bend where the torn label's
+# edge crosses them (JoinedHalves.Ends.leansApart leaves them out; the read stays).
 # itf-strip-tilted.png: zint -b C25INTER -d 43955564795882 --height 6 --notext --scale 1, enlarged
 # to about 2.3x (bilinear), on a 100 px white border, turned 3.0 degrees, Gaussian blur under 1 px
 # and noise of sigma 4 (a tryout's strips of ITF bars 6-15 modules tall): the first look read
