@@ -230,11 +230,7 @@ enum EANVerifier {
     /// rival that only fits shifted clashes with its neighbours).
     static func localFit(_ d: Profile, _ start: Double, _ width: Double, _ offset: Int, _ p: [Bool],
                          in pattern: [Bool], buffer m: inout [Double]) -> Double {
-        let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
-        // The nine modules from the one before the digit to the one after it, as bits (called
-        // for every rival of every digit on every line: no arrays).
-        var ideal: UInt16 = (at(offset - 1) ? 1 : 0) | (at(offset + 7) ? 1 << 8 : 0)
-        for (k, bar) in p.prefix(7).enumerated() where bar { ideal |= 1 << (k + 1) }
+        let ideal = nineModules(offset, p, in: pattern)
         var best = -Double.infinity
         for shift in stride(from: -0.5, through: 0.5, by: 0.25) {
             for i in 0..<3 {
@@ -247,6 +243,15 @@ enum EANVerifier {
             }
         }
         return best
+    }
+
+    /// The nine modules from the one before a digit at `offset` to the one after it, the digit's
+    /// being `p`, as bits (called for every rival of every digit on every line: no arrays).
+    static func nineModules(_ offset: Int, _ p: some Collection<Bool>, in pattern: [Bool]) -> UInt16 {
+        let at = { (i: Int) -> Bool in i >= 0 && i < pattern.count ? pattern[i] : false }
+        var ideal: UInt16 = (at(offset - 1) ? 1 : 0) | (at(offset + 7) ? 1 << 8 : 0)
+        for (k, bar) in p.prefix(7).enumerated() where bar { ideal |= 1 << (k + 1) }
+        return ideal
     }
 
     /// The module layout of an EAN/UPC read: the whole pattern and each digit's place with the

@@ -70,23 +70,23 @@ extension JoinedHalves {
     /// of a module, refined on a parabola through it and its neighbours).
     static func digitPlace(_ d: EANVerifier.Profile, start: Double, width: Double, offset: Int, _ pattern: ArraySlice<Bool>,
                            in whole: [Bool], buffer m: inout [Double]) -> Double? {
-        var ideal = [Double](repeating: 0, count: 9)
-        ideal[0] = offset > 0 && whole[offset - 1] ? 1 : 0
-        ideal[8] = offset + 7 < whole.count && whole[offset + 7] ? 1 : 0
-        for (k, bar) in pattern.enumerated() { ideal[k + 1] = bar ? 1 : 0 }
-        var errors: [(shift: Double, error: Double)] = []
-        for step in -15...15 {
+        // Asked for every digit on every line: no arrays.
+        let ideal = EANVerifier.nineModules(offset, pattern, in: whole)
+        func error(_ step: Int) -> Double? {
             let shift = Double(step) * 0.05
-            guard EANVerifier.moduleMeans(d, start: start + (Double(offset) + shift - 1) * width, width: width, count: 9, into: &m) else { continue }
+            guard EANVerifier.moduleMeans(d, start: start + (Double(offset) + shift - 1) * width, width: width, count: 9, into: &m) else { return nil }
             var e = 0.0
-            for k in 0..<9 { let x = m[k] - ideal[k]; e += x * x }
-            errors.append((shift, e))
+            for k in 0..<9 { let x = m[k] - Double((ideal >> k) & 1); e += x * x }
+            return e
         }
-        guard let i = errors.indices.min(by: { errors[$0].error < errors[$1].error }) else { return nil }
-        var shift = errors[i].shift
-        if i > 0, i < errors.count - 1 {
-            let (a, b, c) = (errors[i - 1].error, errors[i].error, errors[i + 1].error)
-            if a - 2 * b + c > 0 { shift += 0.05 * 0.5 * (a - c) / (a - 2 * b + c) }
+        var best: (step: Int, error: Double)? = nil
+        for step in -15...15 {
+            if let e = error(step), e < (best?.error ?? .infinity) { best = (step, e) }
+        }
+        guard let best else { return nil }
+        var shift = Double(best.step) * 0.05
+        if abs(best.step) < 15, let a = error(best.step - 1), let c = error(best.step + 1), a - 2 * best.error + c > 0 {
+            shift += 0.05 * 0.5 * (a - c) / (a - 2 * best.error + c)
         }
         return start + (Double(offset) + shift + 3.5) * width
     }
