@@ -267,10 +267,25 @@ public enum GS1 {
         return problems
     }
 
-    /// Bytes as text for a value: UTF-8 when they are (a Digital Link percent-encodes UTF-8),
-    /// else each byte as Latin-1 (none is lost).
+    /// Bytes as text for a value: UTF-8 where they are (a Digital Link percent-encodes UTF-8),
+    /// each other byte as Latin-1 (none is lost, and a stray byte does not turn the characters
+    /// around it into mojibake). Never more characters than bytes.
     static func text(_ bytes: ArraySlice<UInt8>) -> String {
-        String(validating: bytes, as: UTF8.self) ?? String(bytes.map { Character(UnicodeScalar($0)) })
+        if let whole = String(validating: bytes, as: UTF8.self) { return whole }
+        var scalars = String.UnicodeScalarView()
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let lead = bytes[i]
+            let length = lead < 0xC2 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF5 ? 4 : 1
+            if length > 1, i + length <= bytes.endIndex, let character = String(validating: bytes[i..<(i + length)], as: UTF8.self) {
+                scalars.append(contentsOf: character.unicodeScalars)
+                i += length
+            } else {
+                scalars.append(UnicodeScalar(lead))
+                i += 1
+            }
+        }
+        return String(scalars)
     }
 
     static func describe(_ b: UInt8) -> String {

@@ -122,6 +122,12 @@ import Testing
         #expect(pairs(utf8) == ["01=09506000134352", "10=ÄB", "21=\u{FF}"])
         #expect(utf8.problems == ["(10) ÄB: byte 0xC3 is not allowed (GS1's 82 characters, CSET 82)",
                                   "(21) \u{FF}: byte 0xFF is not allowed (GS1's 82 characters, CSET 82)"])
+        // A value that mixes UTF-8 and a stray byte keeps its characters: only the stray byte
+        // is read as Latin-1 (read whole as Latin-1, "é😀" came out as five characters of mojibake
+        // and the HRI outgrew its link: the gs1 fuzz target's find).
+        let mixed = try #require(GS1.digitalLink("https://example.com/01/09506000134352/10/\u{E9}\u{1F600}%FF%C3%84%E2%82"))
+        #expect(pairs(mixed) == ["01=09506000134352", "10=\u{E9}\u{1F600}\u{FF}\u{C4}\u{E2}\u{82}"])
+        #expect(mixed.hri.unicodeScalars.count == "(01)09506000134352(10)".count + 6)
         // Attributes in the query are checked like element strings.
         let bad = try #require(GS1.digitalLink("https://id.gs1.org/01/09506000134352?17=201332&123=x&10=%G1"))
         #expect(bad.problems == ["(17) 201332: month 13 is not a month (01 to 12)",
