@@ -164,15 +164,17 @@ enum AddOnReader {
         return (other(Array((run.lowerBound..<low).reversed()), low) ? low : run.lowerBound)...(other(Array((high + 1)..<(run.upperBound + 1)), high) ? high : run.upperBound)
     }
 
-    /// The correlation of `a` with `b` moved `shift` samples on, over the samples they share.
-    static func correlation(_ a: [Double], _ b: [Double], shift: Int) -> Double {
-        let n = min(a.count, b.count) - abs(shift), i0 = max(0, shift), j0 = max(0, -shift)
-        guard n > 8 else { return 0 }
+    /// The correlation of `a` moved `shift` samples on with `b`, over the samples of `b` they
+    /// share (those of `span`, where given).
+    static func correlation(_ a: [Double], _ b: [Double], shift: Int, over span: Range<Int>? = nil) -> Double {
+        let lo = max(0, -shift, span?.lowerBound ?? 0), hi = min(b.count, a.count - shift, span?.upperBound ?? b.count)
+        guard hi - lo > 8 else { return 0 }
+        let n = Double(hi - lo)
         var ma = 0.0, mb = 0.0
-        for k in 0..<n { ma += a[i0 + k]; mb += b[j0 + k] }
-        ma /= Double(n); mb /= Double(n)
+        for j in lo..<hi { ma += a[j + shift]; mb += b[j] }
+        ma /= n; mb /= n
         var sab = 0.0, saa = 0.0, sbb = 0.0
-        for k in 0..<n { let x = a[i0 + k] - ma, y = b[j0 + k] - mb; sab += x * y; saa += x * x; sbb += y * y }
+        for j in lo..<hi { let x = a[j + shift] - ma, y = b[j] - mb; sab += x * y; saa += x * x; sbb += y * y }
         return saa > 0 && sbb > 0 ? sab / (saa * sbb).squareRoot() : 0
     }
 

@@ -202,8 +202,11 @@ extension DecodePipeline {
             // 47 went unfitted there and unchallenged: bench/make-lone-addons.py, make-addon-traps.py R1).
             lazy var placed = s.addOn != nil && EANVerifier.verify(Self.withoutAddOn(s), in: frame) == .fits ? Self.withoutAddOn(s) : s
             lazy var fitted = AddOnReader.reads(beside: placed, in: frame, across: across)
-            // An add-on read off to one side of the code is another code's (`AddOnReader.liesBeside`).
+            // An add-on read off to one side of the code is another code's (`AddOnReader.liesBeside`),
+            // and so is one whose bars stand turned against the code's: a label torn over another
+            // code (`AddOnReader.standsTurned`).
             lazy var aside = AddOnReader.liesBeside(placed, in: frame, across: across) == false
+            let turned = { (addOn: String) in AddOnReader.standsTurned(placed, addOn: addOn, in: frame, across: across) }
             // An add-on read on a line steeply across the code's bars is not taken (nor the
             // code's own, where its read ran so): past the code's end such a line has left its
             // rows, and the bars it crosses are a neighbour's (`readsSteeply`).
@@ -217,7 +220,7 @@ extension DecodePipeline {
                 guard let read = reader.decode(look()).first(where: { Self.same($0, s) && $0.addOn != nil }), let addOn = read.addOn,
                       !Self.readsSteeply(read, axis: axis) else { continue }
                 if addOn == claimed || seen.contains(addOn) {
-                    whole.addOn = aside || Self.disputed(addOn, by: fitted) ? nil : addOn
+                    whole.addOn = aside || Self.disputed(addOn, by: fitted) || turned(addOn) ? nil : addOn
                     return whole.addOn == nil && placed.addOn != nil ? Self.trimmedToCode(s) : whole
                 }
                 seen.append(addOn)
@@ -232,7 +235,7 @@ extension DecodePipeline {
                 whole.addOn = digits[0]
                 fittedAlone[k] = true
             }
-            if whole.addOn != nil, aside { whole.addOn = nil }
+            if let addOn = whole.addOn, aside || turned(addOn) { whole.addOn = nil }
             // A read placed over code and add-on that goes without the add-on is placed over the
             // code alone: a later look (a pass's image) placed by it took the add-on's end for the
             // code's, found nothing to judge there, and took zxing's add-on (a lone EAN-5 past an

@@ -319,4 +319,49 @@ import Testing
             }
         }
     }
+
+    /// A label torn over another code laid in line with it, turned 1.1° apart, its right part
+    /// and its EAN-5 (91936) left over the code's end (torn-addon-turned.jpg,
+    /// make-retail-layouts.py tornjoin): the code 2014852858687, which has no add-on, was sent
+    /// with the label's. The add-on's bars stand turned against the code's: it is not the
+    /// code's. A code under a strong perspective, whose EAN-5's bars fan out 3.6° from the
+    /// code's end as its own bars fan out along it, keeps its add-on (addon-perspective.jpg).
+    @Test func anAddOnStandingTurnedAgainstTheCodeIsAnotherLabels() throws {
+        let torn = try ImageFile.load(Fixture.path("torn-addon-turned.jpg"))
+        let labels = ["2014852858687": "", "9794182068385": "91936"]
+        for (stops, workers) in [(true, 1), (false, 2)] {
+            let read = DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .read), workers: workers, stopsAtFirstCode: stops).decode(torn)
+            let seen = "\(stops), \(workers) workers: \(read.map { "\($0.text)+\($0.addOn ?? "")" })"
+            #expect(!read.isEmpty && read.allSatisfy { s in labels[s.text] == (s.addOn ?? "") }, "\(seen)")
+        }
+        let plain = try #require(DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .ignore)).decode(torn).first { $0.text == "2014852858687" })
+        #expect(AddOnReader.standsTurned(plain, addOn: "91936", in: torn, across: ImagePass.barAngle(torn)))
+
+        let fanned = try ImageFile.load(Fixture.path("addon-perspective.jpg"))
+        let (read, seen) = try Self.read("addon-perspective.jpg", .ean13, workers: 1)
+        #expect(read.contains { $0.text == "9799619680321" && $0.addOn == "92640" }, "\(seen)")
+        let code = try #require(DecodePipeline(quality: .balanced, rules: Self.rules(.ean13, .ignore)).decode(fanned).first { $0.text == "9799619680321" })
+        #expect(!AddOnReader.standsTurned(code, addOn: "92640", in: fanned, across: ImagePass.barAngle(fanned)))
+    }
+
+    /// Leans measured on rows of bars: bars that shift a fifth of a pixel per row lean 0.2, and
+    /// the lean is followed past a whole module's shift.
+    @Test func aLeanIsFollowedRowByRow() throws {
+        let pattern = [1, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1]
+        // Rows one pixel apart, sampled a pixel apart, of bars 3 px wide shifting `slope` px per row.
+        func rows(slope: Double) -> [[Double]] {
+            (0..<60).map { t in
+                (0..<120).map { i -> Double in
+                    let x = Double(i) - slope * Double(t)
+                    let module = Int((x / 3).rounded(.down))
+                    return module >= 0 && module < pattern.count && pattern[module] == 1 ? 30 : 220
+                }
+            }
+        }
+        for slope in [0.0, 0.2, -0.05] {
+            let lean = try #require(AddOnReader.lean(rows(slope: slope), rows: 0...59, span: 10..<110, step: 1))
+            #expect(abs(lean.slope - slope) < 0.01, "\(slope): \(lean)")
+            #expect(lean.rows >= 50)
+        }
+    }
 }

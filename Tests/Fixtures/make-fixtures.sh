@@ -321,6 +321,12 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # it is (a tryout's set): the UPC-A 694644967746 whole above the EAN-13 6525967353036's right
 # third, torn over its lower bars; the UPC-A's last digits' places bend where the torn label's
 # edge crosses them (JoinedHalves.Ends.leansApart leaves them out; the read stays).
+# torn-addon-turned.jpg: bench/make-retail-layouts.py OUT 100 7070 tornjoin, tornjoin-0025.png saved
+# as gray JPEG, quality 88: the EAN-13 9794182068385's right part and its EAN-5 91936 torn over the
+# plain EAN-13 2014852858687 in line, turned 1.1 degrees apart; the plain code was sent with 91936
+# (AddOnReader.standsTurned). addon-perspective.jpg: bench/make-retail-layouts.py OUT 60 5959,
+# sideover-0052.png saved the same way: an EAN-13 with its EAN-5 92640 under a strong perspective,
+# the add-on's bars 3.6 degrees off the code's end, as the code's bars fan out along it (kept).
 # itf-strip-tilted.png: zint -b C25INTER -d 43955564795882 --height 6 --notext --scale 1, enlarged
 # to about 2.3x (bilinear), on a 100 px white border, turned 3.0 degrees, Gaussian blur under 1 px
 # and noise of sigma 4 (a tryout's strips of ITF bars 6-15 modules tall): the first look read
