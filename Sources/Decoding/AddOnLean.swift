@@ -30,11 +30,11 @@ extension AddOnReader {
               l.addOn.rows >= leanRows, l.addOn.error <= leanError, l.end.rows >= leanRows, l.end.error <= leanError else { return false }
         let degree = Double.pi / 180, least = turnedDegrees * degree
         let start = atan(l.start.slope), end = atan(l.end.slope), fromEnd = atan(l.addOn.slope) - end
-        // The code's ends lean alike, or as a perspective leans them: each side of the bars'
-        // direction its read gives (its guards' lines), by at most `fannedDegrees` in all. A
-        // label laid 11° over a code's end leaned its own way there (make-retail-layouts.py
-        // tiltstack), 14° off the code's start.
-        guard abs(end - start) <= fannedDegrees * degree, abs(end) <= degree + abs(end - start) else { return false }
+        // The code's ends lean alike, or as a perspective leans them, by at most `fannedDegrees`:
+        // a label laid 11° over a code's end leaned its own way there, 14° off the code's start
+        // (make-retail-layouts.py tiltstack). (Their leans against the read's bars tell nothing:
+        // the read's guards' lines can be 2° off both.)
+        guard abs(end - start) <= fannedDegrees * degree else { return false }
         return abs(fromEnd) > least && abs(l.off) > max(least, abs(l.change) + 3 * l.changeError)
     }
 
