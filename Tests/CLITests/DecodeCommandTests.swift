@@ -85,6 +85,22 @@ import Testing
         #expect(bad.stderr.contains("roi"))
     }
 
+    /// An add-on on a label torn over another code, laid in line with it and turned 1.1°, is
+    /// not sent with that code; an add-on under a strong perspective, fanned out 3.6° from its
+    /// code's end as the code's own bars fan out, is (README: add-ons).
+    @Test func aTornLabelsAddOnIsNotSentWithTheCodeBesideIt() throws {
+        let read = try Run.scand(["decode", "--set", "symbology.ean13.addon=read", "torn-addon-turned.jpg", "addon-perspective.jpg"],
+                                 currentDirectory: Fixture.folder)
+        #expect(read.status == 0)
+        #expect(Set(read.stdout.split(separator: "\n")) == ["EAN-13:2014852858687", "EAN-13:979961968032192640", "EAN-13:2620895352893"], "\(read.stdout)")
+        // An EAN-2 whose first looks do not confirm it: `read` may leave it off, never sends
+        // another; `require` looks on until it is confirmed (README: add-ons).
+        let unconfirmed = try Run.scand(["decode", "--set", "symbology.ean13.addon=read", "ean13-addon2-47.png"], currentDirectory: Fixture.folder)
+        #expect(["EAN-13:4006381333931\n", "EAN-13:400638133393147\n"].contains(unconfirmed.stdout), "\(unconfirmed.stdout)")
+        let required = try Run.scand(["decode", "--set", "symbology.ean13.addon=require", "ean13-addon2-47.png"], currentDirectory: Fixture.folder)
+        #expect(required.stdout == "EAN-13:400638133393147\n")
+    }
+
     /// `--set` reads as the kiosk would: add-ons sent after the main code (with the configured
     /// separator), the add-on its own JSON field under AIM `]E3`; `require` refuses a main code
     /// without one; keys other than decoding's are a usage error.
