@@ -59,8 +59,7 @@ extension AddOnReader {
         guard let band = rows.barBand(sharing: own), band.count >= 8 else { return nil }
         let reach = (rows.values.count - 1) / 2
         let span = 2 * Int(sameBack)
-        let back = (x: g.end.x - sameBack * g.module * g.along.x, y: g.end.y - sameBack * g.module * g.along.y)
-        let atEnd = Rows.sampled(frame, from: back, along: g.along, step: g.module / 2, count: span, bars: g.bars, rows: reach)
+        let atEnd = endRows(g, rows, in: frame)
         let atStart = Rows.sampled(frame, from: g.start, along: g.along, step: g.module / 2, count: span, bars: g.bars, rows: reach)
         // The add-on's place: from its first bar (the profile's first sample past the code as
         // dark as halfway from the quiet zone to the darkest bar) on for its length; past it may

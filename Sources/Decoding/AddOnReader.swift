@@ -110,8 +110,7 @@ enum AddOnReader {
         // Sampled from `sameBack` modules back: the rows' whole length tells codes apart.
         let reach = (rows.values.count - 1) / 2
         let back = 12.0, count = Int(2 * back), span = 2 * Int(sameBack)
-        let origin = (x: g.end.x - sameBack * g.module * g.along.x, y: g.end.y - sameBack * g.module * g.along.y)
-        let code = Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: span, bars: g.bars, rows: reach)
+        let code = endRows(g, rows, in: frame)
         let spread = Rows.spreads(code, over: (span - count)..<span)
         guard let top = spread.max(), top >= 12 else { return nil }
         // The run of rows across the code's bars nearest the rows read (the middle, row `reach`).
@@ -121,6 +120,13 @@ enum AddOnReader {
         while low > 0, crossing(low - 1) { low -= 1 }
         while high + 1 < spread.count, crossing(high + 1) { high += 1 }
         return ownRows(code, low...high, from: reach, tallest: Int(20 * g.module))
+    }
+
+    /// `g`'s code's last `sameBack` modules sampled two to a module on `rows`' rows (the same
+    /// offsets along the bars as the add-on's place).
+    static func endRows(_ g: Geometry, _ rows: Rows, in frame: GrayFrame) -> [[Double]] {
+        let origin = (x: g.end.x - sameBack * g.module * g.along.x, y: g.end.y - sameBack * g.module * g.along.y)
+        return Rows.sampled(frame, from: origin, along: g.along, step: g.module / 2, count: 2 * Int(sameBack), bars: g.bars, rows: (rows.values.count - 1) / 2)
     }
 
     /// The rows of `run` (rows crossing bars at a code's end) that are the code's own: where
