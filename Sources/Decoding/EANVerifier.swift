@@ -25,25 +25,57 @@ enum EANVerifier {
         if (horizontal ? x1 - x0 : y1 - y0) >= layout.modules {
             return check(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: true)
         }
-        // zbar places a code it read on few lines at one end of it only: look for the pattern
-        // along the lines through that place, both ways, as far as a code of up to six pixels
-        // per module reaches.
-        let reach = 6 * layout.modules
-        let verdicts = [
-            check(layout, frame, horizontal: true, x0: max(0, x0 - reach), x1: min(frame.width - 1, x1 + reach), y0: y0, y1: y1, placed: false),
-            check(layout, frame, horizontal: false, x0: x0, x1: x1, y0: max(0, y0 - reach), y1: min(frame.height - 1, y1 + reach), placed: false),
-        ]
+        let verdicts = unplaced(s, layout, in: frame).map(\.verdict)
         if verdicts.contains(.fits) { return .fits }
         let misfits = verdicts.compactMap { v -> Double? in if case .misfit(let by) = v { return by } else { return nil } }
         return misfits.min().map { .misfit($0) } ?? .cannotTell
+    }
+
+    /// Where a read runs that its engine placed at one end of it (zbar, read on a few lines: its
+    /// corners a few pixels apart): along the row or the column through that place where its
+    /// whole pattern fits, from its start to its end. Nil where the read is placed along its
+    /// length already, or its pattern fits neither way.
+    static func fittedLine(_ s: Symbol, in frame: GrayFrame) -> (start: (x: Double, y: Double), end: (x: Double, y: Double))? {
+        guard let layout = Layout(s), s.corners.count >= 2 else { return nil }
+        let b = s.bounds
+        guard max(b.width, b.height) < layout.modules else { return nil }
+        return unplaced(s, layout, in: frame, coarse: true).first { $0.verdict == .fits }?.line
+    }
+
+    /// zbar places a code it read on few lines at one end of it only: the pattern looked for
+    /// along the row and the column through that place, both ways, as far as a code of up to six
+    /// pixels per module reaches. `coarse`: as `fit` takes it.
+    static func unplaced(_ s: Symbol, _ layout: Layout, in frame: GrayFrame, coarse: Bool = false) -> [Fit] {
+        let b = s.bounds
+        let x0 = b.x, x1 = b.x + b.width, y0 = b.y, y1 = b.y + b.height
+        let reach = 6 * layout.modules
+        return [
+            fit(layout, frame, horizontal: true, x0: max(0, x0 - reach), x1: min(frame.width - 1, x1 + reach), y0: y0, y1: y1, placed: false, coarse: coarse),
+            fit(layout, frame, horizontal: false, x0: x0, x1: x1, y0: max(0, y0 - reach), y1: min(frame.height - 1, y1 + reach), placed: false, coarse: coarse),
+        ]
+    }
+
+    /// A verdict, and where the pattern fitted best: the code's start and end on the band's
+    /// middle line (nil where nothing was fitted).
+    struct Fit {
+        let verdict: Verdict
+        var line: (start: (x: Double, y: Double), end: (x: Double, y: Double))? = nil
     }
 
     /// The pattern fitted along a band of lines: near the engine's place for it (`placed`), or
     /// anywhere along the band, at any module width.
     static func check(_ layout: Layout, _ frame: GrayFrame, horizontal: Bool, x0: Int, x1: Int, y0: Int, y1: Int,
                       placed: Bool) -> Verdict {
+        fit(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: placed).verdict
+    }
+
+    /// `check`, with where the pattern fitted. `coarse`: a search anywhere along the band in
+    /// half as many steps of start and of module, then a fine one near the best of them (a
+    /// quarter of the work, where a read is placed rather than judged).
+    static func fit(_ layout: Layout, _ frame: GrayFrame, horizontal: Bool, x0: Int, x1: Int, y0: Int, y1: Int,
+                    placed: Bool, coarse: Bool = false) -> Fit {
         let length = horizontal ? x1 - x0 : y1 - y0
-        guard length >= layout.modules else { return .cannotTell }
+        guard length >= layout.modules else { return Fit(verdict: .cannotTell) }
         // The profile along the code, averaged over a band of lines across it.
         let pad = placed ? length / 4 + 4 : 0
         let (uLow, uHigh) = horizontal ? (max(0, x0 - pad), min(frame.width - 1, x1 + pad)) : (max(0, y0 - pad), min(frame.height - 1, y1 + pad))
@@ -51,7 +83,7 @@ enum EANVerifier {
         let half = max(1, min(3, vSpan / 2))
         let vLimit = horizontal ? frame.height - 1 : frame.width - 1
         let vs = Array(max(0, vMid - half)...min(vLimit, vMid + half))
-        guard uHigh - uLow > layout.modules, !vs.isEmpty else { return .cannotTell }
+        guard uHigh - uLow > layout.modules, !vs.isEmpty else { return Fit(verdict: .cannotTell) }
         var profile = [Double](repeating: 0, count: uHigh - uLow + 1)
         for u in uLow...uHigh {
             var sum = 0
@@ -60,9 +92,9 @@ enum EANVerifier {
         }
         // Darkness 0...1 between the light and dark levels inside the code.
         let inner = profile[max(0, (horizontal ? x0 : y0) - uLow)...min(profile.count - 1, (horizontal ? x1 : y1) - uLow)].sorted()
-        guard inner.count > 4 else { return .cannotTell }
+        guard inner.count > 4 else { return Fit(verdict: .cannotTell) }
         let dark = inner[inner.count / 20], light = inner[inner.count - 1 - inner.count / 20]
-        guard light - dark > 8 else { return .cannotTell }
+        guard light - dark > 8 else { return Fit(verdict: .cannotTell) }
         // Levels from a window of a few modules around each point (glare, shadow), never
         // narrower than half the code's own range (so a quiet zone stays light).
         let window = placed ? max(2, Int((Double(length) / Double(layout.modules) * 5).rounded())) : 12
@@ -71,18 +103,30 @@ enum EANVerifier {
         let nominal = Double(length) / Double(layout.modules)
         let forwardStart = Double((horizontal ? x0 : y0) - uLow)
         let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
-        guard let best = bestFit(layout, darkness, near: placed ? (forwardStart, backwardStart) : nil, nominal: nominal),
-              best.score > 0.3 else { return .misfit(.infinity) }
+        guard var best = bestFit(layout, darkness, near: placed ? (forwardStart, backwardStart) : nil, nominal: nominal, coarse: coarse && !placed),
+              best.score > 0.3 else { return Fit(verdict: .misfit(.infinity)) }
+        if coarse && !placed {
+            // Nowhere near: the other way round is left out (no start fits there).
+            let nowhere = -Double(profile.count) * 4
+            let near = best.reversed ? (nowhere, best.start) : (best.start, nowhere)
+            if let fine = bestFit(layout, darkness, near: near, nominal: best.width, reach: 1, widthStep: 0.01), fine.score >= best.score { best = fine }
+        }
         let worst = misfits(layout, darkness, best).max() ?? 0
-        return worst <= 0 ? .fits : .misfit(worst)
+        // The code's start and end along the band's middle line (a fit on the profile reversed
+        // starts from its far end).
+        let span = best.width * Double(layout.pattern.count)
+        let from = Double(uLow) + (best.reversed ? Double(profile.count - 1) - best.start : best.start)
+        let to = from + (best.reversed ? -span : span)
+        let v = Double(vMid)
+        return Fit(verdict: worst <= 0 ? .fits : .misfit(worst), line: horizontal ? ((from, v), (to, v)) : ((v, from), (v, to)))
     }
 
     /// Where the whole pattern fits a darkness profile best: its start (in profile points, on
     /// the profile reversed where `reversed`), module width and correlation. `near`: the code's
     /// start either way round (within `reach` modules), the module about `nominal` (within 15 %);
-    /// nil: anywhere, at any module width up to 6.
+    /// nil: anywhere, at any module width up to 6 (`coarse`: in steps twice as long).
     static func bestFit(_ layout: Layout, _ darkness: [Double], near: (forward: Double, backward: Double)?, nominal: Double,
-                        reach: Double = 4, widthStep: Double = 0.01) -> (score: Double, start: Double, width: Double, reversed: Bool)? {
+                        reach: Double = 4, widthStep: Double = 0.01, coarse: Bool = false) -> (score: Double, start: Double, width: Double, reversed: Bool)? {
         let pattern = layout.pattern
         let whole = Pattern(pattern)
         // One buffer for every fit's module means (thousands per read).
@@ -101,9 +145,9 @@ enum EANVerifier {
                         let c = correlation(means, whole, count: pattern.count)
                         if c > best.score { best = (c, start, w, reversed) }
                     }
-                    start += (placed ? nominal : w) / 4
+                    start += (placed ? nominal : w) / (coarse ? 2 : 4)
                 }
-                w *= placed ? 1 + widthStep * nominal / w : 1.02
+                w *= placed ? 1 + widthStep * nominal / w : coarse ? 1.04 : 1.02
             }
         }
         return best.score > -2 ? best : nil

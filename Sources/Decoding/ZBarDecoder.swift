@@ -64,7 +64,7 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
         let roi = viewport.pixels(frameWidth: frame.width, frameHeight: frame.height)
         guard roi.width > 0, roi.height > 0 else { return [] }
         let region = frame.cropped(to: PixelRect(x: roi.x, y: roi.y, width: roi.width, height: roi.height))
-        return scanner.withLock { handle in
+        return scanner.withLock { handle -> [Symbol] in
             // A large frame is scanned on every second line each way: a quarter of the work
             // (zbar chases every edge of a noisy or dark scene along every line), and a code
             // still crosses many lines. An image of several megapixels (the `resampled` pass's
@@ -85,7 +85,20 @@ public final class ZBarDecoder: BarcodeDecoder, @unchecked Sendable {
             // own buffer, reused from frame to frame (no allocation per frame).
             handle.pack(region)
             return handle.scratch.withUnsafeBytes { scan(pointer, $0, region, offsetX: roi.x, offsetY: roi.y) }
-        }
+        }.map { Self.placedAlong($0, in: frame) }
+    }
+
+    /// zbar places an EAN/UPC code it read on a few lines where those lines read it, a few
+    /// pixels across: such a read is given the line along which its pattern fits the image
+    /// (`EANVerifier.fittedLine`), which the checks after it follow (two codes' halves on one
+    /// line, an add-on's place). Without it they could not place the read and let it pass: a
+    /// line slanted across an EAN-13 printed over another, read as `5901234333931`, the first
+    /// code's left half and the second's right (bench/make-addon-stacks.py).
+    static func placedAlong(_ s: Symbol, in frame: GrayFrame) -> Symbol {
+        guard s.symbology.isEANFamily, let line = EANVerifier.fittedLine(s, in: frame) else { return s }
+        var placed = s
+        placed.corners = [line.start, line.end].map { PixelPoint(x: Int($0.x.rounded()), y: Int($0.y.rounded())) }
+        return placed
     }
 
     private func scan(_ scanner: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ region: GrayFrame,

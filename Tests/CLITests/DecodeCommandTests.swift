@@ -101,6 +101,22 @@ import Testing
         #expect(required.stdout == "EAN-13:400638133393147\n")
     }
 
+    /// A read made of two codes is not sent: a label torn over another in line, whose ninth
+    /// digit stands where the two codes' bars meet (torn-tear.jpg, answered 4601109692651
+    /// before stop 60), and two codes one over the other that zbar read along a slanted row and
+    /// placed at one point (stacked-zbar-one-point.png, answered 5901234333931 before stop 72);
+    /// a real code beside a label torn over its lower bars still is (README: reads).
+    @Test func aReadMadeOfTwoCodesIsNotSent() throws {
+        let files = ["torn-tear.jpg": ["EAN-13:4601109693085", "EAN-13:2531682267651"],
+                     "stacked-zbar-one-point.png": ["EAN-13:4006381333931", "EAN-13:5901234123457"]]
+        for (file, codes) in files {
+            let read = try Run.scand(["decode", file], currentDirectory: Fixture.folder)
+            #expect(read.stdout.split(separator: "\n").allSatisfy { codes.contains(String($0)) }, "\(file): \(read.stdout)")
+        }
+        let real = try Run.scand(["decode", "torn-covered-real.png"], currentDirectory: Fixture.folder)
+        #expect(real.status == 0 && real.stdout.split(separator: "\n").contains("UPC-A:694644967746"), "\(real.stdout)")
+    }
+
     /// `--set` reads as the kiosk would: add-ons sent after the main code (with the configured
     /// separator), the add-on its own JSON field under AIM `]E3`; `require` refuses a main code
     /// without one; keys other than decoding's are a usage error.

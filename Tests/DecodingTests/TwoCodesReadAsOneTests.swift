@@ -104,6 +104,31 @@ import Testing
         #expect(seen.square && seen.contradicts(misread.text), "\(seen.lines) \(seen.spelled)")
     }
 
+    /// zbar read a row of the `resampled` pass's enlargement slanted across two codes printed one
+    /// over the other as 5901234333931 (stacked-zbar-one-point.png, make-fixtures.sh) and placed
+    /// it at one point, where no check could tell where it ran. Placed along the row its pattern
+    /// fits, it shows two codes' halves.
+    @Test func aReadZbarPlacesAtOnePointIsPlacedAlongItsRow() throws {
+        let frame = try ImageFile.load(Fixture.path("stacked-zbar-one-point.png"))
+        // The pass's second image: the frame sharpened, then enlarged.
+        let big = ImagePass.cubic(ImagePass.sharpen(frame), scale: 2.5)
+        let read = try #require(ZBarDecoder().decode(big).first { $0.text == "5901234333931" })
+        let (p, q) = try #require(read.readEnds)
+        #expect(abs(q.y - p.y) < 1 && abs(q.x - p.x) > 95 * 2, "placed along its row: \(read.corners)")
+        #expect(DecodePipeline.withoutJoinedHalves([read], in: big).isEmpty)
+        // At one point on that row, as zbar placed it: no check can place it; placed along the
+        // row, it is the same line. A read placed along its length already is left as it is.
+        var onePoint = read
+        onePoint.corners = [PixelPoint(x: Int(p.x) + 30, y: Int(p.y)), PixelPoint(x: Int(p.x) + 33, y: Int(p.y))]
+        #expect(JoinedHalves.seen(onePoint, in: big) == nil)
+        #expect(ZBarDecoder.placedAlong(onePoint, in: big).corners == read.corners)
+        #expect(ZBarDecoder.placedAlong(read, in: big).corners == read.corners)
+        for workers in [1, 2] {
+            let read = DecodePipeline(workers: workers, stopsAtFirstCode: false).decode(frame).map(\.text)
+            #expect(read.allSatisfy { ["4006381333931", "5901234123457"].contains($0) }, "\(workers) workers: \(read)")
+        }
+    }
+
     /// A row across two EAN/UPC codes' bars that zxing with one of its other thresholds reads as
     /// a short Codabar with every symbology on (stacked-codabar.png, make-fixtures.sh): the bars along its axis run on past the 20 its
     /// five characters have, so it is a part of something longer and goes.

@@ -321,6 +321,10 @@ zint --scale=2 --height=30 --whitesp=10 --vwhitesp=10 --barcode=UPCE -d "0123456
 # it is (a tryout's set): the UPC-A 694644967746 whole above the EAN-13 6525967353036's right
 # third, torn over its lower bars; the UPC-A's last digits' places bend where the torn label's
 # edge crosses them (JoinedHalves.Ends.leansApart leaves them out; the read stays).
+# stacked-zbar-one-point.png: bench/make-addon-stacks.py OUT --gap -14 (seed 1), stack046 as it
+# is: an EAN-13 4006381333931+47 over an EAN-13 5901234123457, turned 330 degrees; zbar read a
+# row of the `resampled` pass's enlargement slanted across both as 5901234333931 and placed it
+# at one point, which no check could place (ZBarDecoder.placedAlong).
 # torn-addon-turned.jpg: bench/make-retail-layouts.py OUT 100 7070 tornjoin, tornjoin-0025.png saved
 # as gray JPEG, quality 88: the EAN-13 9794182068385's right part and its EAN-5 91936 torn over the
 # plain EAN-13 2014852858687 in line, turned 1.1 degrees apart; the plain code was sent with 91936
