@@ -20,10 +20,8 @@ enum EANVerifier {
     static func verify(_ s: Symbol, in frame: GrayFrame) -> Verdict {
         guard let layout = Layout(s), s.corners.count >= 2 else { return .cannotTell }
         let b = s.bounds
-        let x0 = b.x, x1 = b.x + b.width, y0 = b.y, y1 = b.y + b.height
-        let horizontal = (x1 - x0) >= (y1 - y0)
-        if (horizontal ? x1 - x0 : y1 - y0) >= layout.modules {
-            return check(layout, frame, horizontal: horizontal, x0: x0, x1: x1, y0: y0, y1: y1, placed: true)
+        if isPlacedAlongItsLength(b, layout) {
+            return check(layout, frame, horizontal: b.width >= b.height, x0: b.x, x1: b.x + b.width, y0: b.y, y1: b.y + b.height, placed: true)
         }
         let verdicts = unplaced(s, layout, in: frame).map(\.verdict)
         if verdicts.contains(.fits) { return .fits }
@@ -37,9 +35,14 @@ enum EANVerifier {
     /// length already, or its pattern fits neither way.
     static func fittedLine(_ s: Symbol, in frame: GrayFrame) -> (start: (x: Double, y: Double), end: (x: Double, y: Double))? {
         guard let layout = Layout(s), s.corners.count >= 2 else { return nil }
-        let b = s.bounds
-        guard max(b.width, b.height) < layout.modules else { return nil }
+        guard !isPlacedAlongItsLength(s.bounds, layout) else { return nil }
         return unplaced(s, layout, in: frame, coarse: true).first { $0.verdict == .fits }?.line
+    }
+
+    /// Whether an engine placed a read along its length: the longer side of its bounds at least a
+    /// pixel a module (zbar places a code it read on few lines a few pixels across).
+    static func isPlacedAlongItsLength(_ b: PixelRect, _ layout: Layout) -> Bool {
+        max(b.width, b.height) >= layout.modules
     }
 
     /// zbar places a code it read on few lines at one end of it only: the pattern looked for
@@ -105,11 +108,10 @@ enum EANVerifier {
         let backwardStart = Double(profile.count - 1 - ((horizontal ? x1 : y1) - uLow))
         guard var best = bestFit(layout, darkness, near: placed ? (forwardStart, backwardStart) : nil, nominal: nominal, coarse: coarse && !placed),
               best.score > 0.3 else { return Fit(verdict: .misfit(.infinity)) }
-        if coarse && !placed {
-            // Nowhere near: the other way round is left out (no start fits there).
-            let nowhere = -Double(profile.count) * 4
-            let near = best.reversed ? (nowhere, best.start) : (best.start, nowhere)
-            if let fine = bestFit(layout, darkness, near: near, nominal: best.width, reach: 1, widthStep: 0.01), fine.score >= best.score { best = fine }
+        if coarse && !placed,
+           let fine = bestFit(layout, darkness, near: (best.start, best.start), nominal: best.width, reach: 1, widthStep: 0.01, way: best.reversed),
+           fine.score >= best.score {
+            best = fine
         }
         let worst = misfits(layout, darkness, best).max() ?? 0
         // The code's start and end along the band's middle line (a fit on the profile reversed
@@ -124,16 +126,18 @@ enum EANVerifier {
     /// Where the whole pattern fits a darkness profile best: its start (in profile points, on
     /// the profile reversed where `reversed`), module width and correlation. `near`: the code's
     /// start either way round (within `reach` modules), the module about `nominal` (within 15 %);
-    /// nil: anywhere, at any module width up to 6 (`coarse`: in steps twice as long).
+    /// nil: anywhere, at any module width up to 6 (`coarse`: in steps twice as long). `way`: the
+    /// profile only as it is (false) or only reversed (true); nil: both.
     static func bestFit(_ layout: Layout, _ darkness: [Double], near: (forward: Double, backward: Double)?, nominal: Double,
-                        reach: Double = 4, widthStep: Double = 0.01, coarse: Bool = false) -> (score: Double, start: Double, width: Double, reversed: Bool)? {
+                        reach: Double = 4, widthStep: Double = 0.01, coarse: Bool = false,
+                        way: Bool? = nil) -> (score: Double, start: Double, width: Double, reversed: Bool)? {
         let pattern = layout.pattern
         let whole = Pattern(pattern)
         // One buffer for every fit's module means (thousands per read).
         var means = [Double](repeating: 0, count: pattern.count)
         var best = (score: -2.0, start: 0.0, width: 0.0, reversed: false)
         let placed = near != nil
-        for reversed in [false, true] {
+        for reversed in way.map({ [$0] }) ?? [false, true] {
             let d = Profile(reversed ? Array(darkness.reversed()) : darkness)
             let approxStart = near.map { reversed ? $0.backward : $0.forward } ?? 0
             var w = placed ? nominal * 0.85 : 1.0
